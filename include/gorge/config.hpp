@@ -1,0 +1,27 @@
+// gorge/config.hpp — version, assertion and inlining macros shared by every gorge header.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#define GORGE_VERSION_MAJOR 0
+#define GORGE_VERSION_MINOR 1
+#define GORGE_VERSION_PATCH 0
+
+// GORGE_ASSERT(cond, message): checks a per-point precondition in debug builds (NDEBUG not
+// defined) and compiles to nothing otherwise. Define it before including gorge to route failures
+// into an engine's own assertion handler. Parameter structs are checked at any optimisation level
+// by their validate() member, which throws std::invalid_argument.
+#ifndef GORGE_ASSERT
+#include <cassert>
+#define GORGE_ASSERT(cond, message) assert((cond) && (message))
+#endif
+
+// GORGE_FORCEINLINE: the kernels are small and called per sample; inlining lets the compiler keep
+// the per-octave state in registers, for scalars and SIMD batches alike.
+#if defined(_MSC_VER)
+#define GORGE_FORCEINLINE __forceinline
+#elif defined(__GNUC__)
+#define GORGE_FORCEINLINE inline __attribute__((always_inline))
+#else
+#define GORGE_FORCEINLINE inline
+#endif

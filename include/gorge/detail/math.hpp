@@ -1,0 +1,157 @@
+// gorge/detail/math.hpp — GLSL-named maths over any gorge value type.
+//
+// Every kernel in gorge is one template over its value type T: `float`, `double`, or (through
+// gorge/simd.hpp) an `xsimd::batch`. The kernels never call std:: directly and never branch on a
+// value; they go through the functions below, which forward to `value_ops<T>`. A new value type
+// only needs a specialisation of `value_ops` (declared before the kernels are instantiated), which
+// is how the SIMD glue plugs in without the scalar headers knowing about it.
+//
+// Names and semantics follow GLSL (and glm): `mix`, `fract`, `clamp`, `sign(0) == 0`, so the C++
+// kernels and include/gorge/glsl/gorge.glsl read line for line alike.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <glm/glm.hpp>
+
+#include "../config.hpp"
+
+namespace gorge {
+namespace detail {
+
+/// Operations on one value type. Specialised for float and double here and for xsimd batches in
+/// gorge/simd.hpp. Members (scalar names mirror the batch names):
+///   value_type, scalar_type (one lane), mask_type (result of a comparison), int_type /
+///   uint_type (32-bit integer lanes), float_type (32-bit float lanes, for the float-only
+///   shadertoy hash);
+///   floor, abs, sqrt, exp, sin, cos, pow, min, max, select(mask, a, b);
+///   to_int (floored value to int32, saturating), to_uint / to_int_bits (two's-complement
+///   reinterpretation), int_to_float32, from_uint (exact below 2^24), to_float32 / from_float32.
+template <class T, class Enable = void>
+struct value_ops;
+
+template <class T>
+struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
+    using value_type = T;
+    using scalar_type = T;
+    using mask_type = bool;
+    using int_type = std::int32_t;
+    using uint_type = std::uint32_t;
+    using float_type = float;
+
+    static T floor(T x) { return std::floor(x); }
+    static T abs(T x) { return std::fabs(x); }
+    static T sqrt(T x) { return std::sqrt(x); }
+    static T exp(T x) { return std::exp(x); }
+    static T sin(T x) { return std::sin(x); }
+    static T cos(T x) { return std::cos(x); }
+    static T pow(T x, T e) { return std::pow(x, e); }
+    static T min(T a, T b) { return b < a ? b : a; }
+    static T max(T a, T b) { return a < b ? b : a; }
+    static T select(bool c, T a, T b) { return c ? a : b; }
+
+    /// Converts an already-floored value to int32. Out-of-range values saturate and NaN maps to
+    /// INT32_MIN, so the conversion is never undefined behaviour (the SIMD conversion instructions
+    /// behave the same way for NaN).
+    static int_type to_int(T x) {
+        constexpr T lo = T(std::numeric_limits<std::int32_t>::min());
+        constexpr T hi = T(2147483520.0);  // largest float below 2^31, exact in float and double
+        if (!(x >= lo)) return std::numeric_limits<std::int32_t>::min();  // also catches NaN
+        return static_cast<int_type>(x <= hi ? x : hi);
+    }
+    /// Two's-complement reinterpretation, both ways (wrap-around arithmetic happens on uint lanes).
+    static uint_type to_uint(int_type i) { return static_cast<uint_type>(i); }
+    static int_type to_int_bits(uint_type u) { return static_cast<int_type>(u); }
+    static float_type int_to_float32(int_type i) { return static_cast<float>(i); }
+    static T from_uint(uint_type u) { return static_cast<T>(u); }
+    static float_type to_float32(T x) { return static_cast<float>(x); }
+    static T from_float32(float_type x) { return static_cast<T>(x); }
+};
+
+template <class T> using scalar_t = typename value_ops<T>::scalar_type;
+template <class T> using mask_t = typename value_ops<T>::mask_type;
+template <class T> using int_t = typename value_ops<T>::int_type;
+template <class T> using uint_t = typename value_ops<T>::uint_type;
+template <class T> using float32_t = typename value_ops<T>::float_type;
+
+// ---- scalar functions (GLSL names) ---------------------------------------------------------
+
+template <class T> GORGE_FORCEINLINE T floor(T x) { return value_ops<T>::floor(x); }
+template <class T> GORGE_FORCEINLINE T abs(T x) { return value_ops<T>::abs(x); }
+template <class T> GORGE_FORCEINLINE T sqrt(T x) { return value_ops<T>::sqrt(x); }
+template <class T> GORGE_FORCEINLINE T exp(T x) { return value_ops<T>::exp(x); }
+template <class T> GORGE_FORCEINLINE T sin(T x) { return value_ops<T>::sin(x); }
+template <class T> GORGE_FORCEINLINE T cos(T x) { return value_ops<T>::cos(x); }
+template <class T> GORGE_FORCEINLINE T pow(T x, T e) { return value_ops<T>::pow(x, e); }
+template <class T> GORGE_FORCEINLINE T min(T a, T b) { return value_ops<T>::min(a, b); }
+template <class T> GORGE_FORCEINLINE T max(T a, T b) { return value_ops<T>::max(a, b); }
+template <class T> GORGE_FORCEINLINE T select(mask_t<T> c, T a, T b) {
+    return value_ops<T>::select(c, a, b);
+}
+template <class T> GORGE_FORCEINLINE T fract(T x) { return x - floor(x); }
+template <class T> GORGE_FORCEINLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+/// clamp(x, 0, 1) — HLSL's saturate, the spec's sat().
+template <class T> GORGE_FORCEINLINE T saturate(T x) { return clamp(x, T(0), T(1)); }
+/// Linear interpolation a + (b - a) t, GLSL's mix (the spec's lerp).
+template <class T> GORGE_FORCEINLINE T mix(T a, T b, T t) { return a + (b - a) * t; }
+/// GLSL sign: -1, 0 or +1; sign(0) == 0.
+template <class T> GORGE_FORCEINLINE T sign(T x) {
+    return select<T>(x > T(0), T(1), select<T>(x < T(0), T(-1), T(0)));
+}
+
+// ---- vector functions ------------------------------------------------------------------------
+
+template <class T> using vec2 = glm::vec<2, T, glm::defaultp>;
+template <class T> using vec3 = glm::vec<3, T, glm::defaultp>;
+
+template <class T> GORGE_FORCEINLINE vec2<T> floor(vec2<T> v) { return {floor(v.x), floor(v.y)}; }
+template <class T> GORGE_FORCEINLINE T dot(vec2<T> a, vec2<T> b) { return a.x * b.x + a.y * b.y; }
+template <class T> GORGE_FORCEINLINE T length(vec2<T> v) { return sqrt(dot(v, v)); }
+/// Rotates by +90 degrees: perp((x, y)) = (-y, x).
+template <class T> GORGE_FORCEINLINE vec2<T> perp(vec2<T> v) { return {-v.y, v.x}; }
+template <class T> GORGE_FORCEINLINE vec2<T> mix(vec2<T> a, vec2<T> b, T t) { return a + (b - a) * t; }
+template <class T> GORGE_FORCEINLINE vec3<T> mix(vec3<T> a, vec3<T> b, T t) { return a + (b - a) * t; }
+template <class T> GORGE_FORCEINLINE vec2<T> select(mask_t<T> c, vec2<T> a, vec2<T> b) {
+    return {select<T>(c, a.x, b.x), select<T>(c, a.y, b.y)};
+}
+
+/// Smallest length that safe_normalize divides by; shorter vectors are returned unchanged.
+constexpr double safe_normalize_min_length = 1e-10;
+
+/// v / |v| when |v| > 1e-10, else v unchanged (no NaN for the zero vector).
+template <class T> GORGE_FORCEINLINE vec2<T> safe_normalize(vec2<T> v) {
+    const T len = length(v);
+    const auto ok = len > T(safe_normalize_min_length);
+    const T inv = T(1) / select<T>(ok, len, T(1));
+    return select<T>(ok, v * inv, v);
+}
+
+// ---- easing curves used by the erosion filter --------------------------------------------------
+
+/// 1 - (1 - sat(t))^2: starts moderately and reaches 1 at t = 1.
+template <class T> GORGE_FORCEINLINE T ease_out(T t) {
+    const T u = T(1) - saturate(t);
+    return T(1) - u * u;
+}
+
+/// A linear ramp t - k/2 whose corner at the origin is rounded over the width k: t^2 / (2k) for
+/// t < k. Continuous with a continuous first derivative at t = k; 0 for k = 0 and t = 0.
+template <class T> GORGE_FORCEINLINE T smooth_start(T t, T k) {
+    const auto linear = t >= k;
+    // In the quadratic lanes k > t >= 0, so the divisor is never zero there; the guard only keeps
+    // the discarded lanes finite.
+    const T safe_k = select<T>(linear, T(1), k);
+    return select<T>(linear, t - k * T(0.5), t * t / (T(2) * safe_k));
+}
+
+/// 1 - (1 - sat(t))^e.
+template <class T> GORGE_FORCEINLINE T pow_inv(T t, T e) { return T(1) - pow(T(1) - saturate(t), e); }
+
+
+}  // namespace detail
+}  // namespace gorge

@@ -1,0 +1,15 @@
+// gorge/gorge.hpp — everything gorge offers, in one include.
+//
+// gorge is a header-only C++17 library for eroded terrain: the analytic erosion filter (Rune
+// Skovbo Johansen, after Clay John and Felix Westin), the differentiable noise that feeds it, and
+// (in later headers) grid simulations. See README.md for a tour and the credits.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include "config.hpp"
+#include "hash.hpp"
+#include "noise.hpp"
+#include "phacelle.hpp"
+#include "erosion_filter.hpp"
+#include "demo_pipeline.hpp"
