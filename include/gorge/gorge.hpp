@@ -2,7 +2,7 @@
 //
 // gorge is a header-only C++17 library for eroded terrain: the analytic erosion filter (Rune
 // Skovbo Johansen, after Clay John and Felix Westin), the differentiable noise that feeds it, and
-// (in later headers) grid simulations. See README.md for a tour and the credits.
+// grids for the simulations that later headers add. See README.md for a tour and the credits.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -13,3 +13,4 @@
 #include "phacelle.hpp"
 #include "erosion_filter.hpp"
 #include "demo_pipeline.hpp"
+#include "grid.hpp"
