@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gorge needs that are missing, and nothing else.
+#   scripts/install-deps.sh demo   compiler, CMake, glm, stb, xsimd
+#   scripts/install-deps.sh test   the above plus Catch2, Google Benchmark, glslang and Vulkan (lavapipe)
+set -euo pipefail
+
+profile=${1:-test}
+packages=(build-essential cmake libglm-dev libstb-dev libxsimd-dev)
+if [[ $profile == test ]]; then
+  packages+=(catch2 libbenchmark-dev glslang-tools libvulkan-dev mesa-vulkan-drivers)
+elif [[ $profile != demo ]]; then
+  echo "install-deps.sh: unknown profile '$profile' (expected demo or test)" >&2
+  exit 2
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "Installing missing Debian packages: ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo); else
+    echo "install-deps.sh: not root and no sudo; please install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
