@@ -1,0 +1,12 @@
+# gpu_tile: the demo terrain through Vulkan compute. Needs glslangValidator (Debian: glslang-tools)
+# to compile gpu_tile.comp at build time, and the Vulkan headers and loader (libvulkan-dev).
+include(${PROJECT_SOURCE_DIR}/cmake/gorge_glsl.cmake)
+if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
+  gorge_add_example(gpu_tile)
+  target_link_libraries(gpu_tile PRIVATE Vulkan::Vulkan)
+  gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp)
+  add_custom_target(gpu_tile_spirv DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv)
+  add_dependencies(gpu_tile gpu_tile_spirv)
+else()
+  message(WARNING "gpu_tile is not built: it needs glslangValidator (glslang-tools) and Vulkan (libvulkan-dev)")
+endif()

@@ -1,0 +1,379 @@
+// GPU parity test: runs include/gorge/glsl/gorge.glsl in a Vulkan compute shader (parity.comp,
+// compiled to SPIR-V at build time, once per hash policy) on every row of tests/data/reference and
+// on a 512x512 tile of the demo pipeline, and compares each output with gorge's C++ float path on
+// the same inputs:
+//   pcg3d hashes                       bit-exact
+//   shadertoy hashes                   within 1e-4 (float hash; a device may round differently)
+//   heights, gradients, noise, phase   within 1e-4 absolute
+//   ridge maps                         within 1e-2 absolute
+// Rows far from the origin (|p| up to 1000, pcg3d noise only) are compared the same way and with
+// the same tolerances, reported apart: the double reference is out of float's reach there, but GPU
+// and C++ are both float and lose the same bits of p * freq (floor and the fractional part are
+// exact in both), so they still agree.
+// It prints the worst error of every output, and, for information, the GPU's worst error against
+// the double-precision reference values.
+//
+// Exit codes: 0 pass, 1 fail, 77 skipped because the machine has no Vulkan device (ctest's
+// SKIP_RETURN_CODE). With GORGE_VULKAN_REQUIRED=1 in the environment a missing device is a
+// failure instead, for CI machines that are meant to have one (Mesa's lavapipe).
+//
+// Usage: test_glsl_parity [directory of parity_pcg3d.spv and parity_shadertoy.spv]
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gorge/gorge.hpp>
+
+#include "support/reference.hpp"
+#include "vulkan_compute.hpp"
+
+#ifndef GORGE_PARITY_SPIRV_DIR
+#error "GORGE_PARITY_SPIRV_DIR must name the folder of the compiled parity shaders"
+#endif
+
+namespace {
+
+using gorge_test::csv_table;
+
+// Keep in sync with parity.comp.
+constexpr std::size_t row_words = 32;
+constexpr std::size_t out_words = 8;
+enum row_kind : std::uint32_t { kind_hash = 0, kind_fbm = 1, kind_phacelle = 2, kind_filter = 3, kind_demo = 4 };
+
+constexpr double value_tolerance = 1e-4;  // heights, gradients, noise, phase vectors
+constexpr double ridge_tolerance = 1e-2;  // ridge maps
+constexpr double near_coordinate = 8.0;   // rows beyond this are the "far" rows of the reference data
+constexpr int tile_size = 512;
+
+std::uint32_t bits_of(float v) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/// Rows for one hash policy: packed inputs, the C++ float outputs, and what each output is.
+struct batch {
+    std::string hash;
+    std::vector<std::uint32_t> words;
+    std::vector<std::array<float, out_words>> cpu;        // C++ float path
+    std::vector<std::array<double, out_words>> reference; // double reference (NaN: none)
+    std::vector<int> group;                                // index into the group table
+    std::vector<std::size_t> line;                         // CSV line or tile index
+
+    std::uint32_t* add_row(row_kind kind, int g, std::size_t where) {
+        words.resize(words.size() + row_words, 0u);
+        std::uint32_t* w = &words[words.size() - row_words];
+        w[0] = kind;
+        cpu.emplace_back();
+        cpu.back().fill(0.0f);
+        reference.emplace_back();
+        reference.back().fill(std::nan(""));
+        group.push_back(g);
+        line.push_back(where);
+        return w;
+    }
+    std::size_t rows() const { return group.size(); }
+};
+
+/// One compared output of one kind of row: its tolerance and its worst errors.
+struct output_check {
+    std::string name;
+    int slot;
+    double tolerance;  // < 0: bit-exact
+    double worst = 0.0;
+    std::size_t worst_line = 0;
+    double worst_reference = 0.0;
+    std::size_t mismatches = 0;
+    std::size_t compared = 0;
+};
+
+struct group {
+    std::string name;       // e.g. "noise.csv pcg3d near"
+    const char* line_kind;  // "line" (CSV) or "sample" (tile index)
+    std::vector<output_check> outputs;
+};
+
+void fill_hash_rows(batch& b, std::vector<group>& groups) {
+    const csv_table t("hash.csv");
+    const bool exact = b.hash == "pcg3d";
+    const int g = int(groups.size());
+    groups.push_back({"hash.csv " + b.hash, "line",
+                      {{"x", 0, exact ? -1.0 : value_tolerance}, {"y", 1, exact ? -1.0 : value_tolerance}}});
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        const auto cx = static_cast<std::int32_t>(t.number(r, "cx"));
+        const auto cy = static_cast<std::int32_t>(t.number(r, "cy"));
+        const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+        std::uint32_t* w = b.add_row(kind_hash, g, r + 2);
+        w[1] = static_cast<std::uint32_t>(cx);
+        w[2] = static_cast<std::uint32_t>(cy);
+        w[3] = seed;
+        const glm::vec2 h = gorge_test::with_hash(b.hash, [&](auto hash) { return decltype(hash)::hash2(cx, cy, seed); });
+        b.cpu.back()[0] = h.x;
+        b.cpu.back()[1] = h.y;
+        b.reference.back()[0] = t.number(r, "x");
+        b.reference.back()[1] = t.number(r, "y");
+    }
+}
+
+void fill_noise_rows(batch& b, std::vector<group>& groups) {
+    const csv_table t("noise.csv");
+    const int g_near = int(groups.size());
+    groups.push_back({"noise.csv " + b.hash + " |p| <= 8", "line",
+                      {{"value", 0, value_tolerance}, {"dx", 1, value_tolerance}, {"dy", 2, value_tolerance}}});
+    int g_far = -1;
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        const double px = t.number(r, "px"), py = t.number(r, "py");
+        gorge::fbm_params<float> fp;
+        fp.frequency = float(t.number(r, "freq"));
+        fp.octaves = static_cast<int>(t.number(r, "octaves"));
+        fp.lacunarity = float(t.number(r, "lacunarity"));
+        fp.gain = float(t.number(r, "gain"));
+        const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+        int g = g_near;
+        if (std::max(std::fabs(px), std::fabs(py)) > near_coordinate) {
+            if (g_far < 0) {
+                g_far = int(groups.size());
+                groups.push_back({"noise.csv " + b.hash + " |p| > 8", "line",
+                                  {{"value", 0, value_tolerance}, {"dx", 1, value_tolerance}, {"dy", 2, value_tolerance}}});
+            }
+            g = g_far;
+        }
+        std::uint32_t* w = b.add_row(kind_fbm, g, r + 2);
+        const glm::vec2 p{float(px), float(py)};
+        w[1] = bits_of(p.x);
+        w[2] = bits_of(p.y);
+        w[3] = bits_of(fp.frequency);
+        w[4] = static_cast<std::uint32_t>(fp.octaves);
+        w[5] = bits_of(fp.lacunarity);
+        w[6] = bits_of(fp.gain);
+        w[7] = seed;
+        const glm::vec3 n = gorge_test::with_hash(b.hash, [&](auto hash) { return gorge::fbm<decltype(hash)>(p, fp, seed); });
+        b.cpu.back() = {n.x, n.y, n.z};
+        b.reference.back()[0] = t.number(r, "value");
+        b.reference.back()[1] = t.number(r, "dx");
+        b.reference.back()[2] = t.number(r, "dy");
+    }
+}
+
+void fill_phacelle_rows(batch& b, std::vector<group>& groups) {
+    const csv_table t("phacelle.csv");
+    const int g = int(groups.size());
+    groups.push_back({"phacelle.csv " + b.hash, "line",
+                      {{"c", 0, value_tolerance}, {"s", 1, value_tolerance}, {"sidex", 2, value_tolerance},
+                       {"sidey", 3, value_tolerance}}});
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        const glm::vec2 q(float(t.number(r, "qx")), float(t.number(r, "qy")));
+        const glm::vec2 dir(float(t.number(r, "dirx")), float(t.number(r, "diry")));
+        const float cell_freq = float(t.number(r, "cell_freq"));
+        const float phase_offset = float(t.number(r, "phase_offset"));
+        const float normalization = float(t.number(r, "normalization"));
+        const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+        std::uint32_t* w = b.add_row(kind_phacelle, g, r + 2);
+        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = bits_of(dir.x), w[4] = bits_of(dir.y);
+        w[5] = bits_of(cell_freq), w[6] = bits_of(phase_offset), w[7] = bits_of(normalization), w[8] = seed;
+        const auto ph = gorge_test::with_hash(b.hash, [&](auto hash) {
+            return gorge::phacelle<decltype(hash)>(q, dir, cell_freq, phase_offset, normalization, seed);
+        });
+        b.cpu.back() = {ph.phase.x, ph.phase.y, ph.side.x, ph.side.y};
+        b.reference.back() = {t.number(r, "c"), t.number(r, "s"), t.number(r, "sidex"), t.number(r, "sidey")};
+        b.reference.back()[4] = b.reference.back()[5] = b.reference.back()[6] = b.reference.back()[7] = std::nan("");
+    }
+}
+
+void fill_filter_rows(batch& b, std::vector<group>& groups) {
+    const csv_table t("erosion_filter.csv");
+    const int g = int(groups.size());
+    groups.push_back({"erosion_filter.csv " + b.hash, "line",
+                      {{"height_delta", 0, value_tolerance},
+                       {"slope_delta_x", 1, value_tolerance},
+                       {"slope_delta_y", 2, value_tolerance},
+                       {"magnitude", 3, value_tolerance},
+                       {"ridge_map", 4, ridge_tolerance},
+                       {"fade_target", 5, value_tolerance}}});
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        const gorge::erosion_params<float> ep = gorge_test::erosion_params_of<float>(t, r);
+        if (const char* bad = ep.first_invalid()) throw std::runtime_error(std::string("reference row has invalid ") + bad);
+        const glm::vec2 p(float(t.number(r, "px")), float(t.number(r, "py")));
+        const glm::vec3 h(float(t.number(r, "h")), float(t.number(r, "hx")), float(t.number(r, "hy")));
+        const float fade = float(t.number(r, "fade_target_in"));
+        const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+        std::uint32_t* w = b.add_row(kind_filter, g, r + 2);
+        const float params[] = {ep.scale,      ep.strength,   ep.gully_weight, ep.detail,     ep.rounding.x,
+                                ep.rounding.y, ep.rounding.z, ep.rounding.w,   ep.onset.x,    ep.onset.y,
+                                ep.onset.z,    ep.onset.w,    ep.assumed_slope.x, ep.assumed_slope.y};
+        for (std::size_t i = 0; i < 14; ++i) w[1 + i] = bits_of(params[i]);
+        w[15] = static_cast<std::uint32_t>(ep.octaves);
+        w[16] = bits_of(ep.lacunarity), w[17] = bits_of(ep.gain), w[18] = bits_of(ep.cell_scale);
+        w[19] = bits_of(ep.normalization);
+        w[20] = bits_of(p.x), w[21] = bits_of(p.y), w[22] = bits_of(h.x), w[23] = bits_of(h.y), w[24] = bits_of(h.z);
+        w[25] = bits_of(fade), w[26] = seed;
+        const gorge::erosion_result<float> e = gorge_test::with_hash(b.hash, [&](auto hash) {
+            return gorge::erosion_filter<decltype(hash)>(p, h, fade, ep, seed);
+        });
+        b.cpu.back() = {e.height_delta, e.slope_delta.x, e.slope_delta.y, e.magnitude, e.ridge_map, e.fade_target};
+        b.reference.back() = {t.number(r, "height_delta"), t.number(r, "slope_delta_x"), t.number(r, "slope_delta_y"),
+                              t.number(r, "magnitude"),    t.number(r, "ridge_map"),     t.number(r, "fade_target")};
+        b.reference.back()[6] = b.reference.back()[7] = std::nan("");
+    }
+}
+
+void add_demo_row(batch& b, int g, std::size_t where, glm::vec2 p, std::uint32_t seed) {
+    std::uint32_t* w = b.add_row(kind_demo, g, where);
+    w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed;
+    const gorge::demo_sample<float> s =
+        gorge_test::with_hash(b.hash, [&](auto hash) { return gorge::demo_pipeline<decltype(hash)>(p, seed); });
+    b.cpu.back() = {s.height, s.ridge_map, s.input_height};
+}
+
+void fill_demo_rows(batch& b, std::vector<group>& groups) {
+    const csv_table t("demo.csv");
+    const int g = int(groups.size());
+    groups.push_back({"demo.csv " + b.hash, "line", {{"eroded_height", 0, value_tolerance}, {"ridge_map", 1, ridge_tolerance}}});
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        add_demo_row(b, g, r + 2, glm::vec2(float(t.number(r, "px")), float(t.number(r, "py"))),
+                     static_cast<std::uint32_t>(t.number(r, "seed")));
+        b.reference.back()[0] = t.number(r, "eroded_height");
+        b.reference.back()[1] = t.number(r, "ridge_map");
+    }
+}
+
+// The demo example's tile: sample (x, y) at ((x + 0.5) / size, (y + 0.5) / size), seed 0.
+void fill_demo_tile(batch& b, std::vector<group>& groups) {
+    const int g = int(groups.size());
+    groups.push_back({"demo tile 512x512 " + b.hash, "sample",
+                      {{"height", 0, value_tolerance}, {"ridge_map", 1, ridge_tolerance}, {"input_height", 2, value_tolerance}}});
+    const float spacing = 1.0f / float(tile_size);
+    for (int y = 0; y < tile_size; ++y)
+        for (int x = 0; x < tile_size; ++x)
+            add_demo_row(b, g, std::size_t(y) * tile_size + std::size_t(x),
+                         glm::vec2((float(x) + 0.5f) * spacing, (float(y) + 0.5f) * spacing), 0u);
+}
+
+std::vector<float> run_on_gpu(gorge_vk::context& ctx, const std::string& spirv, const batch& b) {
+    using gorge_vk::buffer;
+    const std::size_t n = b.rows();
+    buffer rows(ctx, b.words.size() * sizeof(std::uint32_t), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, buffer::memory::host_visible);
+    buffer results(ctx, n * out_words * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, buffer::memory::host_visible);
+    std::memcpy(rows.data(), b.words.data(), b.words.size() * sizeof(std::uint32_t));
+    std::memset(results.data(), 0xff, n * out_words * sizeof(float));  // NaN until written
+    gorge_vk::compute_pipeline pipeline(ctx, spirv, 2, sizeof(std::uint32_t));
+    pipeline.bind({&rows, &results});
+    gorge_vk::command_buffer cmd(ctx);
+    VkCommandBuffer c = cmd.begin();
+    const std::uint32_t count = static_cast<std::uint32_t>(n);
+    const std::uint32_t local_size = 64;  // parity.comp's local_size_x
+    pipeline.record_dispatch(c, &count, (count + local_size - 1) / local_size);
+    gorge_vk::transfer_to_host_barrier(c);
+    cmd.submit_and_wait();
+    std::vector<float> out(n * out_words);
+    std::memcpy(out.data(), results.data(), out.size() * sizeof(float));
+    return out;
+}
+
+void compare(const batch& b, const std::vector<float>& gpu, std::vector<group>& groups) {
+    for (std::size_t r = 0; r < b.rows(); ++r) {
+        group& g = groups[std::size_t(b.group[r])];
+        const float* got = &gpu[r * out_words];
+        for (output_check& o : g.outputs) {
+            const float gv = got[o.slot];
+            const float cv = b.cpu[r][std::size_t(o.slot)];
+            ++o.compared;
+            const double err = o.tolerance < 0 ? (bits_of(gv) == bits_of(cv) ? 0.0 : std::fabs(double(gv) - double(cv)))
+                                               : std::fabs(double(gv) - double(cv));
+            const bool bad = o.tolerance < 0 ? bits_of(gv) != bits_of(cv) : !(err <= o.tolerance);
+            if (bad) ++o.mismatches;
+            if (!(err <= o.worst)) {
+                o.worst = err;
+                o.worst_line = b.line[r];
+            }
+            const double ref = b.reference[r][std::size_t(o.slot)];
+            if (!std::isnan(ref)) o.worst_reference = std::max(o.worst_reference, std::fabs(double(gv) - ref));
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string spirv_dir = argc > 1 ? argv[1] : GORGE_PARITY_SPIRV_DIR;
+    const char* required = std::getenv("GORGE_VULKAN_REQUIRED");
+    const bool must_run = required && *required && std::strcmp(required, "0") != 0;
+    try {
+        std::unique_ptr<gorge_vk::context> ctx;
+        try {
+            ctx = std::make_unique<gorge_vk::context>("gorge GLSL parity test");
+        } catch (const gorge_vk::no_device& e) {
+            std::printf("%s: %s\n", must_run ? "FAIL (GORGE_VULKAN_REQUIRED is set)" : "SKIP", e.what());
+            std::printf("This test runs gorge.glsl on a Vulkan device; install a driver (e.g. Mesa's lavapipe,\n"
+                        "Debian: mesa-vulkan-drivers) to run it.\n");
+            return must_run ? 1 : 77;
+        }
+        std::printf("Vulkan device: %s\n", ctx->description().c_str());
+
+        std::vector<group> groups;
+        bool ok = true;
+        for (const char* hash : {"pcg3d", "shadertoy"}) {
+            batch b;
+            b.hash = hash;
+            fill_hash_rows(b, groups);
+            fill_noise_rows(b, groups);
+            fill_phacelle_rows(b, groups);
+            fill_filter_rows(b, groups);
+            fill_demo_rows(b, groups);
+            fill_demo_tile(b, groups);
+            const std::vector<float> gpu = run_on_gpu(*ctx, spirv_dir + "/parity_" + hash + ".spv", b);
+            compare(b, gpu, groups);
+        }
+
+        std::printf("\nGPU (gorge.glsl) against the C++ float path on the same inputs:\n");
+        std::printf("  %-34s %-14s %9s %11s %-10s %9s %9s\n", "rows", "output", "compared", "worst", "at", "tolerance",
+                    "vs ref");
+        double worst_value = 0.0, worst_ridge = 0.0;
+        for (const group& g : groups) {
+            for (const output_check& o : g.outputs) {
+                if (o.compared == 0) continue;
+                char tol[32];
+                if (o.tolerance < 0)
+                    std::snprintf(tol, sizeof tol, "bit-exact");
+                else
+                    std::snprintf(tol, sizeof tol, "%.0e", o.tolerance);
+                char at[32] = "-";
+                if (o.worst == 0.0)
+                    ;
+                else if (std::strcmp(g.line_kind, "sample") == 0)
+                    std::snprintf(at, sizeof at, "(%zu,%zu)", o.worst_line % tile_size, o.worst_line / tile_size);
+                else
+                    std::snprintf(at, sizeof at, "line %zu", o.worst_line);
+                char ref[32] = "-";
+                if (g.line_kind[0] == 'l') std::snprintf(ref, sizeof ref, "%.2e", o.worst_reference);
+                std::printf("  %-34s %-14s %9zu %11.3e %-10s %9s %9s%s\n", g.name.c_str(), o.name.c_str(), o.compared,
+                            o.worst, at, tol, ref, o.mismatches ? "   <-- FAIL" : "");
+                if (o.mismatches) {
+                    std::printf("    %zu of %zu outside the tolerance\n", o.mismatches, o.compared);
+                    ok = false;
+                }
+                (o.tolerance == ridge_tolerance ? worst_ridge : worst_value) =
+                    std::max(o.tolerance == ridge_tolerance ? worst_ridge : worst_value, o.worst);
+            }
+        }
+        std::printf("\nworst |GPU - C++ float|: %.3e on heights, gradients, noise and hashes; %.3e on ridge maps\n",
+                    worst_value, worst_ridge);
+        std::printf("(\"vs ref\" is the GPU's worst error against the double-precision reference, for information)\n");
+        std::printf("%s\n", ok ? "PASS" : "FAIL");
+        return ok ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::printf("FAIL: %s\n", e.what());
+        return 1;
+    }
+}
