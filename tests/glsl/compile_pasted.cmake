@@ -1,6 +1,7 @@
 # Pastes gorge.glsl and the check body into a shader template (for GLSL ES, which has no
 # #include) and validates the result with glslangValidator; fails with the compiler's messages.
 # -DVALIDATOR= -DTEMPLATE= -DGLSL= -DBODY= -DOUTPUT=
+cmake_minimum_required(VERSION 3.20)
 foreach(var VALIDATOR TEMPLATE GLSL BODY OUTPUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "compile_pasted.cmake: -D${var}= is required")

@@ -1,4 +1,4 @@
-// gorge/glsl/gorge.glsl — the companion GLSL include: gorge's hashes, gradient noise, Phacelle
+// gorge/glsl/gorge.glsl - the companion GLSL include: gorge's hashes, gradient noise, Phacelle
 // noise, erosion filter and demo pipeline for shaders.
 //
 // It mirrors the C++ headers section by section and line by line, with the same constants and
@@ -212,7 +212,7 @@ vec3 gorge_fbm(vec2 p, gorge_fbm_params params, uint seed) {
 
 struct gorge_phacelle_result {
     vec2 phase;  // (cos, sin) of the blended phase; length in [1 - normalization, 1]
-    vec2 side;   // perp(dir) * cell_freq * 2π: d(phase angle)/dq of every wave
+    vec2 side;   // perp(dir) * cell_freq * 2 pi: d(phase angle)/dq of every wave
 };
 
 const float gorge_detail_two_pi = 6.283185307179586476925286766559;
@@ -361,7 +361,7 @@ float gorge_apply_height_offset(float height, gorge_erosion_result r, float fade
 // ---- Demo pipeline (demo_pipeline.hpp) ----------------------------------------------------------
 
 const float gorge_demo_height_amplitude = 0.125;  // fBm output scale
-const float gorge_demo_fade_range = 0.6;          // |fBm| / amplitude at which the fade target is ±1
+const float gorge_demo_fade_range = 0.6;          // |fBm| / amplitude at which the fade target is +-1
 const float gorge_demo_base_height = 0.5;         // terrain height = base_height + 0.5 * fBm
 const float gorge_demo_height_offset_o = -0.65;   // height offset o of gorge_apply_height_offset
 const float gorge_demo_height_offset_k = 0.0;     // height offset k of gorge_apply_height_offset
