@@ -1,0 +1,293 @@
+// gorge/flow.hpp — D8 flow directions, flow accumulation and river masks on heightmaps.
+//
+// D8 (O'Callaghan & Mark 1984, "The extraction of drainage networks from digital elevation data",
+// Computer Vision, Graphics, and Image Processing 28, 323-344): each cell drains to one of its 8
+// neighbours, the one of steepest descent, where the drop to a diagonal neighbour is divided by
+// its distance √2 (square cells). Some recipes take the lowest neighbour instead (no distance
+// weighting); d8_rule::lowest does that.
+//
+// Direction codes (std::uint8_t): 0..7 name the neighbour in the order E, SE, S, SW, W, NW, N, NE,
+// with x growing to the east and y growing to the south (row-major images); d8_dx / d8_dy give
+// the steps. d8_sink marks a cell without a strictly lower neighbour, d8_no_data a no-data cell.
+//
+// Rules and guarantees:
+//   - A direction always points to a strictly lower data cell inside the map, so directions never
+//     form cycles. Water is not routed off the map edge or into no-data cells: a cell there with no
+//     lower neighbour is a sink, and such edge sinks are the outlets of the map.
+//   - Ties: among neighbours of exactly equal slope (or equal height for d8_rule::lowest) the first
+//     in the order above wins. The slope to a diagonal neighbour is (drop × (1/√2)) rounded to T.
+//   - Flats: a cell of a flat area has no strictly lower neighbour and becomes a sink; so does the
+//     bottom of an unfilled pit. gorge does not route water across flats; fill with
+//     fill_depressions_epsilon first (gorge/depression_fill.hpp), after which the only sinks are
+//     outlets on the edge or next to no-data.
+//   - flow_accumulation visits each cell once in topological order (in-degree counting, then
+//     walks that follow a flow path while the next cell has received all its inflow): O(n), no
+//     sorting. It counts every cell itself plus everything upstream.
+//   - Bad input throws std::invalid_argument naming the cell or parameter: non-finite heights,
+//     direction codes out of range or pointing off the map / into no-data, cycles in caller-made
+//     directions, thresholds that are not positive.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "depression_fill.hpp"
+#include "grid.hpp"
+
+namespace gorge {
+
+/// Direction code of a cell with no strictly lower neighbour (an outlet, flat or pit bottom).
+inline constexpr std::uint8_t d8_sink = 8;
+/// Direction code of a no-data cell.
+inline constexpr std::uint8_t d8_no_data = 9;
+/// x and y steps of direction codes 0..7: E, SE, S, SW, W, NW, N, NE (y grows southwards).
+inline constexpr int d8_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+inline constexpr int d8_dy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+/// How a cell chooses its downstream neighbour.
+enum class d8_rule {
+    steepest,  ///< largest drop / distance, distance √2 for diagonals (O'Callaghan & Mark) — default
+    lowest,    ///< lowest strictly lower neighbour, no distance weighting
+};
+
+/// Options of flow_directions.
+template <class T>
+struct d8_options {
+    d8_rule rule = d8_rule::steepest;  ///< default d8_rule::steepest
+    /// No-data value, as in fill_options (NaN matches every NaN cell). Default: none.
+    std::optional<T> no_data;
+};
+
+namespace detail {
+
+/// 1/√2 rounded to T: weights the drop to a diagonal neighbour.
+template <class T>
+constexpr T inv_sqrt2 = T(0.70710678118654752440084436210484903928483593768847);
+
+/// Keeps the best candidate so far without branches: the first strictly better candidate wins
+/// ties, which gives the documented tie rule when candidates come in code order.
+template <class T>
+GORGE_FORCEINLINE void d8_consider(T score, int code, T& best, int& best_code) {
+    const bool take = score > best;
+    best = take ? score : best;
+    best_code = take ? code : best_code;
+}
+
+/// Direction of cell (x, y), checking bounds and no-data: used on the map edge, for small maps
+/// and for maps with no-data cells.
+template <class T>
+std::uint8_t d8_cell_checked(grid_view<const T> h, std::ptrdiff_t x, std::ptrdiff_t y, const d8_options<T>& o) {
+    const T z = h(x, y);
+    if (is_no_data(z, o.no_data)) return d8_no_data;
+    T best = T(0);
+    int best_code = d8_sink;
+    for (int k = 0; k < 8; ++k) {
+        const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
+        if (!h.contains(nx, ny)) continue;
+        const T zn = h(nx, ny);
+        if (is_no_data(zn, o.no_data)) continue;
+        if (o.rule == d8_rule::steepest) {
+            d8_consider((z - zn) * ((k & 1) ? inv_sqrt2<T> : T(1)), k, best, best_code);
+        } else {
+            d8_consider(z - zn, k, best, best_code);
+        }
+    }
+    return static_cast<std::uint8_t>(best_code);
+}
+
+/// Directions of the inner cells 1..w-2 of inner row y (all neighbours exist, no no-data).
+template <d8_rule rule, class T>
+void d8_inner_row(grid_view<const T> h, std::ptrdiff_t y, std::uint8_t* out) {
+    const T* up = h.row(y - 1);
+    const T* mid = h.row(y);
+    const T* down = h.row(y + 1);
+    const std::ptrdiff_t last = h.width() - 1;
+    for (std::ptrdiff_t x = 1; x < last; ++x) {
+        const T z = mid[x];
+        // The drops to each neighbour in code order E, SE, S, SW, W, NW, N, NE.
+        const T drop[8] = {z - mid[x + 1], z - down[x + 1], z - down[x], z - down[x - 1],
+                           z - mid[x - 1], z - up[x - 1],   z - up[x],   z - up[x + 1]};
+        T best = T(0);
+        int best_code = d8_sink;
+        for (int k = 0; k < 8; ++k) {
+            const T score = rule == d8_rule::steepest && (k & 1) ? drop[k] * inv_sqrt2<T> : drop[k];
+            d8_consider(score, k, best, best_code);
+        }
+        out[x] = static_cast<std::uint8_t>(best_code);
+    }
+}
+
+[[noreturn]] inline void throw_bad_direction(const char* who, std::ptrdiff_t x, std::ptrdiff_t y, const char* why) {
+    throw std::invalid_argument(std::string(who) + ": flow direction at cell (" + std::to_string(x) + ", " +
+                                std::to_string(y) + ") " + why);
+}
+
+/// Topological accumulation: acc must hold each data cell's own contribution on entry and holds
+/// the accumulated value on return. Throws for invalid directions or cycles.
+template <class A>
+void accumulate_flow(grid_view<const std::uint8_t> dirs, grid<A>& acc, const char* who) {
+    const std::ptrdiff_t w = dirs.width(), h = dirs.height();
+    // In-degree of every cell; done_mark flags cells already passed downstream.
+    constexpr std::uint8_t done_mark = 0xFF;
+    std::vector<std::uint8_t> indegree(dirs.size(), 0);
+    std::size_t data_cells = 0;
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        const std::uint8_t* r = dirs.row(y);
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const std::uint8_t code = r[x];
+            if (code == d8_no_data) continue;
+            ++data_cells;
+            if (code == d8_sink) continue;
+            if (code > d8_no_data) throw_bad_direction(who, x, y, "is not a valid code (0..7, d8_sink or d8_no_data)");
+            const std::ptrdiff_t tx = x + d8_dx[code], ty = y + d8_dy[code];
+            if (!dirs.contains(tx, ty)) throw_bad_direction(who, x, y, "points off the map");
+            if (dirs(tx, ty) == d8_no_data) throw_bad_direction(who, x, y, "points into a no-data cell");
+            ++indegree[static_cast<std::size_t>(ty * w + tx)];
+        }
+    }
+    A* const a = acc.data();
+    std::size_t visited = 0;
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        const std::uint8_t* r = dirs.row(y);
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            std::size_t i = static_cast<std::size_t>(y * w + x);
+            if (indegree[i] != 0 || r[x] == d8_no_data) continue;  // not a source, or done, or no data
+            // Walk downstream from this source while each next cell has received all its inflow.
+            std::ptrdiff_t cx = x, cy = y;
+            for (;;) {
+                indegree[i] = done_mark;
+                ++visited;
+                const std::uint8_t code = dirs(cx, cy);
+                if (code == d8_sink) break;
+                cx += d8_dx[code];
+                cy += d8_dy[code];
+                const std::size_t next = static_cast<std::size_t>(cy * w + cx);
+                a[next] += a[i];
+                i = next;
+                if (--indegree[i] != 0) break;
+            }
+        }
+    }
+    if (visited != data_cells) {
+        // Cells left unvisited lie on or downstream of a cycle; name the first of them.
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y * w + x);
+                if (indegree[i] != done_mark && dirs(x, y) != d8_no_data)
+                    throw_bad_direction(who, x, y, "lies on or below a cycle of directions");
+            }
+    }
+}
+
+}  // namespace detail
+
+/// D8 flow directions of a heightmap (usually filled with fill_depressions_epsilon first).
+/// Throws std::invalid_argument naming the first non-finite data cell.
+template <class V, class T = std::remove_const_t<V>>
+grid<std::uint8_t> flow_directions(grid_view<V> heights_view, const d8_options<T>& options = {}) {
+    static_assert(std::is_floating_point<T>::value, "gorge::flow_directions needs floating-point heights");
+    const grid_view<const T> heights = heights_view;
+    detail::check_heights(heights, options.no_data, "gorge::flow_directions");
+    const std::ptrdiff_t w = heights.width(), h = heights.height();
+    grid<std::uint8_t> dirs(w, h);
+    // Cells whose neighbours all exist and hold data take the unchecked path; the edge cells, and
+    // every cell of a map with a no-data value, take the checked one.
+    const bool fast = !options.no_data && w >= 3 && h >= 3;
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        std::uint8_t* out = dirs.data() + y * w;
+        if (fast && y > 0 && y < h - 1) {
+            if (options.rule == d8_rule::steepest)
+                detail::d8_inner_row<d8_rule::steepest>(heights, y, out);
+            else
+                detail::d8_inner_row<d8_rule::lowest>(heights, y, out);
+            out[0] = detail::d8_cell_checked(heights, 0, y, options);
+            out[w - 1] = detail::d8_cell_checked(heights, w - 1, y, options);
+        } else {
+            for (std::ptrdiff_t x = 0; x < w; ++x) out[x] = detail::d8_cell_checked(heights, x, y, options);
+        }
+    }
+    return dirs;
+}
+template <class T>
+grid<std::uint8_t> flow_directions(const grid<T>& heights, const d8_options<T>& options = {}) {
+    return flow_directions(heights.view(), options);
+}
+
+/// Number of cells draining through each cell, itself included (0 for no-data cells), from D8
+/// directions. O(n). Throws std::invalid_argument for invalid directions (cell named), cycles, or
+/// more than 2^32 - 1 cells.
+inline grid<std::uint32_t> flow_accumulation(grid_view<const std::uint8_t> directions) {
+    if (directions.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::invalid_argument("gorge::flow_accumulation: the map has more than 2^32 - 1 cells; "
+                                    "use the weighted overload with double weights");
+    grid<std::uint32_t> acc(directions.width(), directions.height());
+    for (std::ptrdiff_t y = 0; y < directions.height(); ++y) {
+        const std::uint8_t* r = directions.row(y);
+        std::uint32_t* a = acc.data() + y * directions.width();
+        for (std::ptrdiff_t x = 0; x < directions.width(); ++x) a[x] = r[x] == d8_no_data ? 0u : 1u;
+    }
+    detail::accumulate_flow(directions, acc, "gorge::flow_accumulation");
+    return acc;
+}
+inline grid<std::uint32_t> flow_accumulation(const grid<std::uint8_t>& directions) {
+    return flow_accumulation(directions.view());
+}
+
+/// Weighted accumulation: the sum of weights (e.g. rainfall) over each cell and everything
+/// upstream of it (0 for no-data cells). weights must have the size of directions and be finite.
+template <class W, class T = std::remove_const_t<W>>
+grid<T> flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<W> weights_view) {
+    const grid_view<const T> weights = weights_view;
+    static_assert(std::is_floating_point<T>::value, "gorge::flow_accumulation: weights must be floating-point");
+    const char* who = "gorge::flow_accumulation";
+    if (weights.width() != directions.width() || weights.height() != directions.height())
+        throw std::invalid_argument(std::string(who) + ": weights must have the size of directions");
+    weights.check_finite("flow accumulation weight");
+    grid<T> acc(directions.width(), directions.height());
+    for (std::ptrdiff_t y = 0; y < directions.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < directions.width(); ++x)
+            acc(x, y) = directions(x, y) == d8_no_data ? T(0) : weights(x, y);
+    detail::accumulate_flow(directions, acc, who);
+    return acc;
+}
+
+/// 1 where at least `threshold` cells drain through the cell, else 0. threshold >= 1.
+inline grid<std::uint8_t> river_mask(grid_view<const std::uint32_t> accumulation, std::uint32_t threshold) {
+    if (threshold < 1) throw std::invalid_argument("gorge::river_mask: threshold must be >= 1, got 0");
+    grid<std::uint8_t> mask(accumulation.width(), accumulation.height());
+    for (std::ptrdiff_t y = 0; y < accumulation.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < accumulation.width(); ++x)
+            mask(x, y) = accumulation(x, y) >= threshold ? 1 : 0;
+    return mask;
+}
+inline grid<std::uint8_t> river_mask(const grid<std::uint32_t>& accumulation, std::uint32_t threshold) {
+    return river_mask(accumulation.view(), threshold);
+}
+
+/// 1 where the weighted accumulation reaches `threshold`, else 0. threshold finite and > 0.
+template <class A, class T = std::remove_const_t<A>, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+grid<std::uint8_t> river_mask(grid_view<A> accumulation, T threshold) {
+    if (!(std::isfinite(threshold) && threshold > T(0)))
+        throw std::invalid_argument("gorge::river_mask: threshold must be finite and > 0, got " +
+                                    std::to_string(threshold));
+    grid<std::uint8_t> mask(accumulation.width(), accumulation.height());
+    for (std::ptrdiff_t y = 0; y < accumulation.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < accumulation.width(); ++x)
+            mask(x, y) = accumulation(x, y) >= threshold ? 1 : 0;
+    return mask;
+}
+template <class T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+grid<std::uint8_t> river_mask(const grid<T>& accumulation, T threshold) {
+    return river_mask(accumulation.view(), threshold);
+}
+
+}  // namespace gorge

@@ -1,0 +1,462 @@
+// Depression filling, D8 flow directions, flow accumulation and river masks.
+//
+// Independent checks: hand-computed grids; Priority-Flood against Planchon & Darboux (two
+// different algorithms for the same unique minimax surface, compared bit for bit); after the
+// epsilon fill, an upward breadth-first search from the outlets that only climbs strictly must
+// reach every cell; accumulation against a brute-force walk of every flow path.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gorge/gorge.hpp>
+
+#include "support/catch.hpp"
+
+namespace {
+
+template <class T>
+gorge::grid<T> grid_from(std::ptrdiff_t w, std::ptrdiff_t h, const std::vector<T>& rows) {
+    REQUIRE(rows.size() == std::size_t(w * h));
+    gorge::grid<T> g(w, h);
+    for (std::ptrdiff_t i = 0; i < w * h; ++i) g.data()[i] = rows[std::size_t(i)];
+    return g;
+}
+
+template <class T>
+bool same_bits(const gorge::grid<T>& a, const gorge::grid<T>& b) {
+    return a.width() == b.width() && a.height() == b.height() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+/// Terrain with many pits: a few smooth bumps plus white noise, and optionally no-data cells.
+template <class T>
+gorge::grid<T> random_terrain(std::ptrdiff_t w, std::ptrdiff_t h, std::uint32_t seed, double no_data_fraction = 0.0,
+                              T no_data = T(-9999)) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> noise(0.0, 1.0);
+    gorge::grid<T> g(w, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const double smooth = 10.0 * std::sin(0.3 * double(x)) * std::cos(0.21 * double(y));
+            g(x, y) = T(smooth + 4.0 * noise(rng));
+        }
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x)
+            if (noise(rng) < no_data_fraction) g(x, y) = no_data;
+    // Quantise some cells so that exact ties and flats occur.
+    for (std::ptrdiff_t y = 0; y < h; y += 3)
+        for (std::ptrdiff_t x = 0; x < w; x += 2)
+            if (g(x, y) != no_data) g(x, y) = T(std::floor(double(g(x, y))));
+    return g;
+}
+
+template <class T>
+bool is_no_data(T v, const std::optional<T>& nd) {
+    return nd && (std::isnan(*nd) ? std::isnan(v) : v == *nd);
+}
+
+/// Outlets by definition: data cells on the edge or next to a no-data cell.
+template <class T>
+bool is_outlet(const gorge::grid<T>& g, std::ptrdiff_t x, std::ptrdiff_t y, const std::optional<T>& nd) {
+    if (is_no_data(g(x, y), nd)) return false;
+    if (x == 0 || y == 0 || x == g.width() - 1 || y == g.height() - 1) return true;
+    for (int k = 0; k < 8; ++k)
+        if (is_no_data(g(x + gorge::d8_dx[k], y + gorge::d8_dy[k]), nd)) return true;
+    return false;
+}
+
+/// Breadth-first search from the outlets to strictly higher neighbours: returns the number of data
+/// cells that have a strictly descending path to an outlet.
+template <class T>
+std::size_t cells_draining_strictly(const gorge::grid<T>& g, const std::optional<T>& nd) {
+    std::vector<char> seen(g.size(), 0);
+    std::deque<std::ptrdiff_t> todo;
+    const std::ptrdiff_t w = g.width();
+    for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x)
+            if (is_outlet(g, x, y, nd)) seen[std::size_t(y * w + x)] = 1, todo.push_back(y * w + x);
+    std::size_t count = todo.size();
+    while (!todo.empty()) {
+        const std::ptrdiff_t c = todo.front();
+        todo.pop_front();
+        const std::ptrdiff_t cx = c % w, cy = c / w;
+        for (int k = 0; k < 8; ++k) {
+            const std::ptrdiff_t nx = cx + gorge::d8_dx[k], ny = cy + gorge::d8_dy[k];
+            if (!g.contains(nx, ny) || seen[std::size_t(ny * w + nx)] || is_no_data(g(nx, ny), nd)) continue;
+            if (g(nx, ny) > g(cx, cy)) {
+                seen[std::size_t(ny * w + nx)] = 1;
+                ++count;
+                todo.push_back(ny * w + nx);
+            }
+        }
+    }
+    return count;
+}
+
+template <class T>
+std::size_t data_cells(const gorge::grid<T>& g, const std::optional<T>& nd) {
+    std::size_t n = 0;
+    for (T v : g) n += is_no_data(v, nd) ? 0u : 1u;
+    return n;
+}
+
+template <class F>
+std::string invalid_argument_message(F&& f) {
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+// The 5 x 5 grid of the hand computation. Border cells are outlets; the only low outlet is
+// (3, 4) = 5. The basin {(1,1)=2, (2,1)=3, (1,2)=3, (2,2)=1} spills through (3, 3) = 6 (diagonal
+// from (2, 2)) to (3, 4): every path out crosses a cell >= 6, so its cells fill to 6. The cells
+// 8, 7, 7, 6 around it already drain (their own height is their path maximum) and stay.
+const std::vector<float> pit_5x5 = {
+    9, 9, 9, 9, 9,
+    9, 2, 3, 8, 9,
+    9, 3, 1, 7, 9,
+    9, 8, 7, 6, 9,
+    9, 9, 9, 5, 9,
+};
+
+TEST_CASE("plain fill of a hand-computed 5x5 pit", "[drainage][fill]") {
+    const std::vector<float> expected = {
+        9, 9, 9, 9, 9,
+        9, 6, 6, 8, 9,
+        9, 6, 6, 7, 9,
+        9, 8, 7, 6, 9,
+        9, 9, 9, 5, 9,
+    };
+    gorge::grid<float> pf = grid_from(5, 5, pit_5x5);
+    const gorge::fill_stats<float> stats = gorge::fill_depressions(pf);
+    CHECK(same_bits(pf, grid_from(5, 5, expected)));
+    CHECK(stats.raised_cells == 4u);
+    CHECK(stats.max_gradient_rise == 0.0f);
+    gorge::grid<float> pd = grid_from(5, 5, pit_5x5);
+    CHECK(gorge::fill_depressions_planchon_darboux(pd).raised_cells == 4u);
+    CHECK(same_bits(pd, pf));
+}
+
+TEST_CASE("epsilon fill of the 5x5 pit, step by step", "[drainage][fill]") {
+    // Flood order: (3,4)=5 opens (3,3)=6; (3,3) raises (2,2) to 6+1ulp; (2,2) raises its low
+    // neighbours (1,1), (2,1), (1,2) to 6+2ulp. Nothing else moves.
+    const float u1 = std::nextafter(6.0f, 100.0f), u2 = std::nextafter(u1, 100.0f);
+    std::vector<float> expected = pit_5x5;
+    expected[2 * 5 + 2] = u1;
+    expected[1 * 5 + 1] = expected[1 * 5 + 2] = expected[2 * 5 + 1] = u2;
+    gorge::grid<float> g = grid_from(5, 5, pit_5x5);
+    const gorge::fill_stats<float> stats = gorge::fill_depressions_epsilon(g);
+    CHECK(same_bits(g, grid_from(5, 5, expected)));
+    CHECK(stats.raised_cells == 4u);
+    CHECK(stats.max_gradient_rise == u2 - 6.0f);
+    CHECK(stats.overtaken_cells == 0u);
+}
+
+TEST_CASE("Priority-Flood equals Planchon-Darboux bit for bit on random maps", "[drainage][fill]") {
+    const struct {
+        std::ptrdiff_t w, h;
+        double no_data_fraction;
+    } cases[] = {{1, 1, 0.0}, {1, 7, 0.0}, {6, 2, 0.0}, {3, 3, 0.0}, {40, 40, 0.0}, {97, 61, 0.0}, {64, 80, 0.08}};
+    std::uint32_t seed = 1;
+    for (const auto& c : cases) {
+        for (int rep = 0; rep < 3; ++rep, ++seed) {
+            INFO("map " << c.w << " x " << c.h << ", seed " << seed);
+            gorge::fill_options<float> options;
+            if (c.no_data_fraction > 0) options.no_data = -9999.0f;
+            const gorge::grid<float> original = random_terrain<float>(c.w, c.h, seed, c.no_data_fraction);
+            gorge::grid<float> pf = original, pd = original;
+            const auto pf_stats = gorge::fill_depressions(pf, options);
+            const auto pd_stats = gorge::fill_depressions_planchon_darboux(pd, options);
+            CHECK(same_bits(pf, pd));
+            CHECK(pf_stats.raised_cells == pd_stats.raised_cells);
+            // Filling never lowers a cell and leaves no-data cells alone.
+            for (std::size_t i = 0; i < pf.size(); ++i) {
+                if (original.data()[i] == -9999.0f && options.no_data) CHECK(pf.data()[i] == -9999.0f);
+                CHECK(pf.data()[i] >= original.data()[i]);
+            }
+        }
+    }
+    // Double heights and NaN as the no-data value.
+    gorge::grid<double> original = random_terrain<double>(50, 45, 99, 0.05, std::nan(""));
+    gorge::fill_options<double> options;
+    options.no_data = std::nan("");
+    gorge::grid<double> pf = original, pd = original;
+    gorge::fill_depressions(pf, options);
+    gorge::fill_depressions_planchon_darboux(pd, options);
+    CHECK(same_bits(pf, pd));
+}
+
+TEST_CASE("after the epsilon fill every cell drains strictly to an outlet", "[drainage][fill]") {
+    std::uint32_t seed = 100;
+    for (double no_data_fraction : {0.0, 0.05}) {
+        for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{2, 2}, {1, 9}, {33, 17}, {120, 90}}) {
+            ++seed;
+            INFO("map " << size.first << " x " << size.second << ", seed " << seed);
+            std::optional<float> nd;
+            if (no_data_fraction > 0) nd = -9999.0f;
+            gorge::fill_options<float> options;
+            options.no_data = nd;
+            const gorge::grid<float> original =
+                random_terrain<float>(size.first, size.second, seed, no_data_fraction);
+            gorge::grid<float> eps = original, plain = original;
+            const auto stats = gorge::fill_depressions_epsilon(eps, options);
+            gorge::fill_depressions(plain, options);
+            CHECK(cells_draining_strictly(eps, nd) == data_cells(eps, nd));
+            // The plain fill of random terrain leaves flats, so the same search must fail there
+            // (this shows the search can fail).
+            if (size.first >= 33) CHECK(cells_draining_strictly(plain, nd) < data_cells(plain, nd));
+            // The epsilon surface lies on or above the plain one, by at most the reported bound.
+            for (std::size_t i = 0; i < eps.size(); ++i) {
+                if (is_no_data(original.data()[i], nd)) {
+                    CHECK(eps.data()[i] == original.data()[i]);
+                    continue;
+                }
+                CHECK(eps.data()[i] >= plain.data()[i]);
+                CHECK(eps.data()[i] - plain.data()[i] <= stats.max_gradient_rise);
+            }
+        }
+    }
+}
+
+TEST_CASE("epsilon fill reports float precision loss on large heights", "[drainage][fill]") {
+    // A corridor along row 1 at 2^24, where the float ulp is 2: the outlet (0, 1) and five flat
+    // cells at 2^24, then a bump of 2^24 + 5 at its closed end (6, 1); everything else is high
+    // wall. There is no depression (the bump is its own path maximum), so the plain fill changes
+    // nothing. The epsilon gradient climbs 2 per cell: (1,1) 2^24+2 ... (5,1) 2^24+10, then the
+    // bump (2^24+5 <= 2^24+12) is overtaken and raised to 2^24+12.
+    const float base = 16777216.0f, wall = base + 1000.0f;
+    gorge::grid<float> g(8, 3, wall);
+    for (int x = 0; x < 6; ++x) g(x, 1) = base;
+    g(6, 1) = base + 5.0f;
+    gorge::grid<float> plain = g;
+    CHECK(gorge::fill_depressions(plain).raised_cells == 0u);
+    CHECK(same_bits(plain, g));
+    gorge::grid<float> eps = g;
+    const auto stats = gorge::fill_depressions_epsilon(eps);
+    for (int x = 1; x < 7; ++x) CHECK(eps(x, 1) == base + 2.0f * float(x));
+    CHECK(stats.overtaken_cells == 1u);
+    CHECK(stats.max_gradient_rise == 12.0f);
+    CHECK(stats.raised_cells == 6u);
+    // In double the same map is filled with steps of 2^-28 and no cell is overtaken.
+    gorge::grid<double> d(8, 3, double(wall));
+    for (int x = 0; x < 6; ++x) d(x, 1) = double(base);
+    d(6, 1) = double(base) + 5.0;
+    const auto dstats = gorge::fill_depressions_epsilon(d);
+    CHECK(dstats.overtaken_cells == 0u);
+    CHECK(dstats.max_gradient_rise < 1e-7);
+    // A step past the largest float overflows: reported, not turned into infinity.
+    gorge::grid<float> top(3, 3, std::numeric_limits<float>::max());
+    top(1, 1) = 0.0f;
+    CHECK_THROWS_AS(gorge::fill_depressions_epsilon(top), std::overflow_error);
+}
+
+TEST_CASE("fills respect strided views and no-data outlets", "[drainage][fill]") {
+    // The 5x5 pit embedded at (2, 1) of a 9 x 7 buffer of sentinels.
+    const float sentinel = -1234.0f;
+    std::vector<float> buffer(9 * 7, sentinel);
+    for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 5; ++x) buffer[std::size_t((y + 1) * 9 + x + 2)] = pit_5x5[std::size_t(y * 5 + x)];
+    gorge::grid_view<float> view(buffer.data() + 9 + 2, 5, 5, 9);
+    gorge::fill_depressions(view);
+    CHECK(view(2, 2) == 6.0f);
+    CHECK(view(1, 1) == 6.0f);
+    CHECK(view(3, 1) == 8.0f);
+    std::size_t untouched = 0;
+    for (float v : buffer) untouched += v == sentinel ? 1u : 0u;
+    CHECK(untouched == 9u * 7u - 25u);
+
+    // A no-data hole next to the pit bottom turns the pit into an outlet: nothing fills.
+    gorge::grid<float> holed = grid_from(5, 5, pit_5x5);
+    holed(1, 1) = -1.0f;  // no data
+    gorge::fill_options<float> options;
+    options.no_data = -1.0f;
+    gorge::grid<float> filled = holed;
+    CHECK(gorge::fill_depressions(filled, options).raised_cells == 0u);
+    CHECK(same_bits(filled, holed));
+    gorge::fill_depressions_epsilon(filled, options);
+    CHECK(same_bits(filled, holed));
+}
+
+TEST_CASE("fills reject non-finite heights, naming the cell, and leave the grid unchanged", "[drainage][fill]") {
+    gorge::grid<float> g = grid_from(5, 5, pit_5x5);
+    g(3, 2) = std::numeric_limits<float>::quiet_NaN();
+    const gorge::grid<float> before = g;
+    for (auto fill : {+[](gorge::grid<float>& m) { gorge::fill_depressions(m); },
+                      +[](gorge::grid<float>& m) { gorge::fill_depressions_epsilon(m); },
+                      +[](gorge::grid<float>& m) { gorge::fill_depressions_planchon_darboux(m); }}) {
+        const std::string message = invalid_argument_message([&] { fill(g); });
+        CHECK(contains(message, "(3, 2)"));
+        CHECK(same_bits(g, before));
+    }
+    g(3, 2) = std::numeric_limits<float>::infinity();
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions(g); }), "(3, 2)"));
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_directions(g); }), "(3, 2)"));
+}
+
+// D8 on a 3 x 3 grid, by hand (codes: 0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE, 8 sink).
+//   9   9   9
+//   9  10   8
+//   9   9  7.5
+// Centre: E drops 2 (slope 2), SE drops 2.5 (slope 2.5/√2 = 1.77): steepest E, lowest SE.
+// (1,0): only SE (8) is lower, slope 1/√2 -> SE. (2,0): S (8) -> S. (2,1): S (7.5) -> S.
+// (1,2): E (7.5, slope 1.5) beats NE (8, slope 1/√2) under both rules -> E.
+// Left column: no strictly lower neighbour -> sinks; (2,2) is the lowest cell -> sink.
+TEST_CASE("D8 directions and accumulation on a hand-computed 3x3 grid", "[drainage][d8]") {
+    const gorge::grid<float> g = grid_from<float>(3, 3, {9, 9, 9, 9, 10, 8, 9, 9, 7.5f});
+    const gorge::grid<std::uint8_t> steepest = gorge::flow_directions(g);
+    CHECK(std::vector<std::uint8_t>(steepest.begin(), steepest.end()) ==
+          std::vector<std::uint8_t>{8, 1, 2, 8, 0, 2, 8, 0, 8});
+    gorge::d8_options<float> lowest_options;
+    lowest_options.rule = gorge::d8_rule::lowest;
+    const gorge::grid<std::uint8_t> lowest = gorge::flow_directions(g, lowest_options);
+    CHECK(std::vector<std::uint8_t>(lowest.begin(), lowest.end()) ==
+          std::vector<std::uint8_t>{8, 1, 2, 8, 1, 2, 8, 0, 8});
+    // Steepest: (1,0), (2,0), (1,1) -> (2,1); (2,1), (1,2) -> (2,2). Sinks: left column and (2,2).
+    const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(steepest);
+    CHECK(std::vector<std::uint32_t>(acc.begin(), acc.end()) ==
+          std::vector<std::uint32_t>{1, 1, 1, 1, 1, 4, 1, 1, 6});
+    const gorge::grid<std::uint8_t> rivers = gorge::river_mask(acc, 4u);
+    CHECK(std::vector<std::uint8_t>(rivers.begin(), rivers.end()) ==
+          std::vector<std::uint8_t>{0, 0, 0, 0, 0, 1, 0, 0, 1});
+    // Weighted: weight 0.5 everywhere halves every count.
+    const gorge::grid<double> weights(3, 3, 0.5);
+    const gorge::grid<double> wacc = gorge::flow_accumulation(steepest.view(), weights.view());
+    for (std::size_t i = 0; i < acc.size(); ++i) CHECK(wacc.data()[i] == 0.5 * double(acc.data()[i]));
+}
+
+TEST_CASE("D8 tie rule: the first neighbour in E, SE, S, SW, W, NW, N, NE order wins", "[drainage][d8]") {
+    // Centre 5; S and N both 3 (equal slopes): S (code 2) comes before N (code 6).
+    gorge::grid<float> g(3, 3, 9.0f);
+    g(1, 1) = 5.0f;
+    g(1, 2) = 3.0f;
+    g(1, 0) = 3.0f;
+    CHECK(gorge::flow_directions(g)(1, 1) == 2);
+    // W and NW equal heights: under lowest the tie goes to W (4) before NW (5); under steepest W
+    // wins anyway (the diagonal's slope is divided by √2).
+    gorge::grid<float> h(3, 3, 9.0f);
+    h(1, 1) = 5.0f;
+    h(0, 1) = 1.0f;
+    h(0, 0) = 1.0f;
+    gorge::d8_options<float> lowest;
+    lowest.rule = gorge::d8_rule::lowest;
+    CHECK(gorge::flow_directions(h, lowest)(1, 1) == 4);
+    CHECK(gorge::flow_directions(h)(1, 1) == 4);
+    // Diagonal SE with drop 4 (slope 2.83) beats cardinal E with drop 2.5 under steepest.
+    gorge::grid<float> k(3, 3, 9.0f);
+    k(1, 1) = 5.0f;
+    k(2, 1) = 2.5f;
+    k(2, 2) = 1.0f;
+    CHECK(gorge::flow_directions(k)(1, 1) == 1);
+}
+
+TEST_CASE("D8 + accumulation on epsilon-filled random maps", "[drainage][d8]") {
+    std::uint32_t seed = 500;
+    for (double no_data_fraction : {0.0, 0.04}) {
+        for (auto rule : {gorge::d8_rule::steepest, gorge::d8_rule::lowest}) {
+            ++seed;
+            INFO("seed " << seed);
+            std::optional<float> nd;
+            if (no_data_fraction > 0) nd = -9999.0f;
+            gorge::grid<float> g = random_terrain<float>(70, 53, seed, no_data_fraction);
+            gorge::fill_options<float> fill;
+            fill.no_data = nd;
+            gorge::fill_depressions_epsilon(g, fill);
+            gorge::d8_options<float> options;
+            options.rule = rule;
+            options.no_data = nd;
+            const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(g, options);
+            // The unchecked inner path and the checked path agree: a no-data value absent from the
+            // map forces every cell through the checked path.
+            if (!nd) {
+                gorge::d8_options<float> checked = options;
+                checked.no_data = 12345.0f;
+                CHECK(same_bits(gorge::flow_directions(g, checked), dirs));
+            }
+            // Every direction goes strictly downhill to a data cell; sinks only at outlets.
+            for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+                for (std::ptrdiff_t x = 0; x < g.width(); ++x) {
+                    const std::uint8_t d = dirs(x, y);
+                    if (is_no_data(g(x, y), nd)) {
+                        CHECK(d == gorge::d8_no_data);
+                        continue;
+                    }
+                    if (d == gorge::d8_sink) {
+                        CHECK(is_outlet(g, x, y, nd));
+                        continue;
+                    }
+                    REQUIRE(d < 8);
+                    const std::ptrdiff_t tx = x + gorge::d8_dx[d], ty = y + gorge::d8_dy[d];
+                    REQUIRE(g.contains(tx, ty));
+                    CHECK(g(tx, ty) < g(x, y));
+                    CHECK_FALSE(is_no_data(g(tx, ty), nd));
+                }
+            // Accumulation against brute force: walk every cell's path, adding one to each cell.
+            const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(dirs);
+            gorge::grid<std::uint32_t> brute(g.width(), g.height(), 0u);
+            std::uint64_t at_sinks = 0;
+            for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+                for (std::ptrdiff_t x = 0; x < g.width(); ++x) {
+                    if (dirs(x, y) == gorge::d8_no_data) continue;
+                    std::ptrdiff_t cx = x, cy = y;
+                    for (;;) {
+                        ++brute(cx, cy);
+                        const std::uint8_t d = dirs(cx, cy);
+                        if (d == gorge::d8_sink) break;
+                        cx += gorge::d8_dx[d];
+                        cy += gorge::d8_dy[d];
+                    }
+                }
+            CHECK(same_bits(acc, brute));
+            for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+                for (std::ptrdiff_t x = 0; x < g.width(); ++x)
+                    if (dirs(x, y) == gorge::d8_sink) at_sinks += acc(x, y);
+            CHECK(at_sinks == data_cells(g, nd));
+        }
+    }
+}
+
+TEST_CASE("flow on bad input throws, naming the cell or parameter", "[drainage][d8]") {
+    gorge::grid<std::uint8_t> dirs(3, 2, gorge::d8_sink);
+    dirs(1, 1) = 2;  // S: off the map
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(dirs); }), "(1, 1)"));
+    dirs(1, 1) = 10;  // not a code
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(dirs); }), "(1, 1)"));
+    dirs(1, 1) = 4;  // W, into no-data
+    dirs(0, 1) = gorge::d8_no_data;
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(dirs); }), "no-data"));
+    // A two-cell cycle: (0,0) E -> (1,0), (1,0) W -> (0,0); and (2,0) drains into it.
+    gorge::grid<std::uint8_t> cycle(3, 1, gorge::d8_sink);
+    cycle(0, 0) = 0;
+    cycle(1, 0) = 4;
+    cycle(2, 0) = 4;
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(cycle); }), "cycle"));
+    // Thresholds.
+    const gorge::grid<std::uint32_t> acc(2, 2, 1u);
+    CHECK(contains(invalid_argument_message([&] { gorge::river_mask(acc, 0u); }), "threshold"));
+    const gorge::grid<float> facc(2, 2, 1.0f);
+    CHECK(contains(invalid_argument_message([&] { gorge::river_mask(facc, 0.0f); }), "threshold"));
+    CHECK(contains(invalid_argument_message([&] { gorge::river_mask(facc, -1.0f); }), "threshold"));
+    CHECK(contains(invalid_argument_message([&] { gorge::river_mask(facc, std::nanf("")); }), "threshold"));
+    // Weighted accumulation: size mismatch and non-finite weights.
+    const gorge::grid<std::uint8_t> sinks(2, 2, gorge::d8_sink);
+    const gorge::grid<float> small(1, 2, 1.0f);
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(sinks.view(), small.view()); }),
+                   "size"));
+    gorge::grid<float> bad(2, 2, 1.0f);
+    bad(1, 0) = std::nanf("");
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(sinks.view(), bad.view()); }),
+                   "(1, 0)"));
+}

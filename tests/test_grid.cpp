@@ -1,0 +1,110 @@
+// grid<T> and grid_view<T>: size checks (zero, negative, stride, overflow), strided addressing,
+// checked access and the non-finite check naming the cell.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gorge/grid.hpp>
+
+#include "support/catch.hpp"
+
+namespace {
+
+/// Message of the std::invalid_argument thrown by f, or "" when nothing (or something else) is thrown.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("grid rejects zero and negative sizes, naming the parameter", "[grid]") {
+    CHECK(contains(invalid_argument_message([] { gorge::grid<float> g(0, 4); }), "width"));
+    CHECK(contains(invalid_argument_message([] { gorge::grid<float> g(4, 0); }), "height"));
+    CHECK(contains(invalid_argument_message([] { gorge::grid<float> g(-3, 4); }), "width"));
+    CHECK(contains(invalid_argument_message([] { gorge::grid<float> g(4, -1); }), "height"));
+    float cell = 0.0f;
+    CHECK(contains(invalid_argument_message([&] { gorge::grid_view<float> v(&cell, 0, 1); }), "width"));
+    CHECK(contains(invalid_argument_message([&] { gorge::grid_view<float> v(&cell, 1, -1); }), "height"));
+    CHECK(contains(invalid_argument_message([] { gorge::grid_view<float> v(nullptr, 1, 1); }), "null"));
+}
+
+TEST_CASE("grid rejects a width x height that overflows instead of wrapping", "[grid]") {
+    const std::ptrdiff_t huge = std::numeric_limits<std::ptrdiff_t>::max() / 2 + 1;
+    // huge * 2 rows exceeds ptrdiff_t: must throw, not wrap to a small allocation.
+    CHECK(contains(invalid_argument_message([&] { gorge::grid<std::uint8_t> g(huge, 3); }), "overflows"));
+    CHECK(contains(invalid_argument_message([&] { gorge::grid<std::uint8_t> g(3, huge); }), "overflows"));
+    float cell = 0.0f;
+    CHECK(contains(invalid_argument_message([&] { gorge::grid_view<float> v(&cell, 2, huge, huge); }),
+                   "overflows"));
+    // The largest span that fits is accepted by the size check itself.
+    const std::ptrdiff_t max = std::numeric_limits<std::ptrdiff_t>::max();
+    CHECK(gorge::detail::checked_grid_span(max, 1, max, "test") == static_cast<std::size_t>(max));
+    CHECK(contains(invalid_argument_message([&] { gorge::detail::checked_grid_span(max, 2, max, "test"); }),
+                   "overflows"));
+}
+
+TEST_CASE("grid_view addresses a sub-rectangle through its stride", "[grid]") {
+    // A 5 x 3 buffer holding 10 * y + x; a 2 x 2 view starting at (1, 1).
+    std::vector<int> buffer(15);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 5; ++x) buffer[std::size_t(y * 5 + x)] = 10 * y + x;
+    CHECK(contains(invalid_argument_message([&] { gorge::grid_view<int> v(buffer.data(), 5, 3, 4); }), "stride"));
+    gorge::grid_view<int> view(buffer.data() + 6, 2, 2, 5);
+    CHECK(view(0, 0) == 11);
+    CHECK(view(1, 0) == 12);
+    CHECK(view(0, 1) == 21);
+    CHECK(view(1, 1) == 22);
+    CHECK(view.row(1)[1] == 22);
+    CHECK(view.size() == 4u);
+    view(1, 1) = -1;
+    CHECK(buffer[12] == -1);
+    // A const view converts from a mutable one and sees the same cells.
+    gorge::grid_view<const int> read_only = view;
+    CHECK(read_only(1, 1) == -1);
+    CHECK(read_only.stride() == 5);
+}
+
+TEST_CASE("grid stores row-major, fills, and checks access", "[grid]") {
+    gorge::grid<float> g(3, 2, 7.0f);
+    CHECK(g.size() == 6u);
+    CHECK(g.stride() == 3);
+    for (float v : g) CHECK(v == 7.0f);
+    g(2, 1) = 5.0f;
+    CHECK(g.data()[1 * 3 + 2] == 5.0f);
+    CHECK(g.view()(2, 1) == 5.0f);
+    CHECK(g.at(2, 1) == 5.0f);
+    CHECK_THROWS_AS(g.at(3, 0), std::out_of_range);
+    CHECK_THROWS_AS(g.at(0, -1), std::out_of_range);
+    CHECK_FALSE(g.contains(-1, 0));
+    CHECK(g.contains(2, 1));
+}
+
+TEST_CASE("check_finite names the first non-finite cell", "[grid]") {
+    gorge::grid<double> g(4, 3, 1.0);
+    CHECK_NOTHROW(g.view().check_finite());
+    g(2, 1) = std::numeric_limits<double>::quiet_NaN();
+    g(3, 2) = std::numeric_limits<double>::infinity();
+    const std::string message = invalid_argument_message([&] { g.view().check_finite("terrain"); });
+    CHECK(contains(message, "(2, 1)"));
+    CHECK(contains(message, "terrain"));
+    g(2, 1) = 0.0;
+    CHECK(contains(invalid_argument_message([&] { g.view().check_finite(); }), "(3, 2)"));
+    // Through a strided view, cells are named in view coordinates; cells outside are not looked at.
+    std::vector<float> buffer(12, 0.0f);
+    buffer[5] = -std::numeric_limits<float>::infinity();  // (1, 1) of the 4-wide buffer
+    buffer[3] = std::numeric_limits<float>::quiet_NaN();  // outside the 2 x 2 view at (1, 1)
+    gorge::grid_view<const float> view(buffer.data() + 5, 2, 2, 4);
+    CHECK(contains(invalid_argument_message([&] { view.check_finite(); }), "(0, 0)"));
+}
