@@ -42,14 +42,14 @@ template <class Hash = pcg3d_hash, class T, class S>
 GORGE_FORCEINLINE demo_sample<T> demo_pipeline(glm::vec<2, T> p, const erosion_params<S>& params,
                                                std::uint32_t seed = 0) {
     const fbm_params<S> height_params = demo::height_fbm<S>();
-    const glm::vec<3, T> n = fbm<Hash>(p, height_params, seed) * T(demo::height_amplitude);
+    const glm::vec<3, T> n = fbm<Hash>(p, height_params, seed) * detail::constant<T>(demo::height_amplitude);
     const T fade_target =
-        detail::clamp(n.x / T(demo::height_amplitude * demo::fade_range), T(-1), T(1));
-    const glm::vec<3, T> terrain(T(demo::base_height) + T(0.5) * n.x, T(0.5) * n.y, T(0.5) * n.z);
+        detail::clamp(n.x / detail::constant<T>(demo::height_amplitude * demo::fade_range), T(-1), T(1));
+    const glm::vec<3, T> terrain(detail::constant<T>(demo::base_height) + T(0.5) * n.x, T(0.5) * n.y, T(0.5) * n.z);
     const erosion_result<T> r = erosion_filter<Hash>(p, terrain, fade_target, params, seed);
     demo_sample<T> out;
     out.height = apply_height_offset(terrain.x, r, fade_target,
-                                     glm::vec<2, T>(T(demo::height_offset_o), T(demo::height_offset_k)));
+                                     glm::vec<2, T>(detail::constant<T>(demo::height_offset_o), detail::constant<T>(demo::height_offset_k)));
     out.ridge_map = r.ridge_map;
     out.input_height = terrain.x;
     return out;

@@ -128,7 +128,7 @@ GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3,
     T s = T(params.strength * params.scale);
     T fade = detail::clamp(fade_target, T(-1), T(1));
     T freq = T(S(1) / (params.scale * params.cell_scale));
-    const T slope_len = detail::max(detail::length(slope), T(detail::safe_normalize_min_length));
+    const T slope_len = detail::max(detail::length(slope), detail::constant<T>(detail::safe_normalize_min_length));
 
     // Initial mask: no gullies where the input is flat; rounded peaks and valleys of the input.
     const T input_rounding = mix(crease_rounding, ridge_rounding, saturate(fade + T(0.5))) *

@@ -54,8 +54,8 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
     using U = detail::uint_t<T>;
-    const V2 side = detail::perp(dir) * (cell_freq * T(detail::two_pi));
-    const T phase0 = phase_offset * T(detail::two_pi);
+    const V2 side = detail::perp(dir) * (cell_freq * detail::constant<T>(detail::two_pi));
+    const T phase0 = phase_offset * detail::constant<T>(detail::two_pi);
     const V2 i0 = detail::floor(q);
     const V2 f = q - i0;
     const U ix = ops::to_uint(ops::to_int(i0.x));
@@ -65,22 +65,26 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     V2 sum(T(0), T(0));
     for (int gj = -1; gj <= 2; ++gj) {
         for (int gi = -1; gi <= 2; ++gi) {
-            const V2 cell_offset{T(gi), T(gj)};
+            const V2 cell_offset{detail::constant<T>(gi), detail::constant<T>(gj)};
             // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
-            const V2 jitter = T(detail::phacelle_jitter) *
+            const V2 jitter = detail::constant<T>(detail::phacelle_jitter) *
                               Hash::template lattice2<T>(ix + U(static_cast<std::uint32_t>(gi)),
                                                          iy + U(static_cast<std::uint32_t>(gj)), seed);
             const V2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
-            const T w = detail::max(T(0), detail::exp(-T(detail::phacelle_bell_falloff) * detail::dot(v, v)) -
-                                              T(detail::phacelle_weight_floor));
+            // The exponent is never positive, which lets SIMD types use a cheaper exp.
+            const T w = detail::max(T(0), detail::exp_nonpositive(-detail::constant<T>(detail::phacelle_bell_falloff) *
+                                                                  detail::dot(v, v)) -
+                                              detail::constant<T>(detail::phacelle_weight_floor));
             const T angle = detail::dot(v, side) + phase0;
+            T sin_angle, cos_angle;
+            detail::sincos(angle, sin_angle, cos_angle);
             weight_sum += w;
-            sum += w * V2(detail::cos(angle), detail::sin(angle));
+            sum += w * V2(cos_angle, sin_angle);
         }
     }
     const V2 m = sum / weight_sum;
     const T len = detail::max(detail::max(T(1) - normalization, detail::length(m)),
-                              T(detail::phacelle_min_length));
+                              detail::constant<T>(detail::phacelle_min_length));
     return {m / len, side};
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <glm/glm.hpp>
 
@@ -79,6 +80,12 @@ template <class T> using int_t = typename value_ops<T>::int_type;
 template <class T> using uint_t = typename value_ops<T>::uint_type;
 template <class T> using float32_t = typename value_ops<T>::float_type;
 
+/// The constant c as a T, rounded once to T's scalar type. Same value as T(c) for float and
+/// double; spelled out so that SIMD batch types convert explicitly (no narrowing warning).
+template <class T> GORGE_FORCEINLINE T constant(double c) {
+    return T(static_cast<typename value_ops<T>::scalar_type>(c));
+}
+
 // ---- scalar functions (GLSL names) ---------------------------------------------------------
 
 template <class T> GORGE_FORCEINLINE T floor(T x) { return value_ops<T>::floor(x); }
@@ -93,6 +100,44 @@ template <class T> GORGE_FORCEINLINE T max(T a, T b) { return value_ops<T>::max(
 template <class T> GORGE_FORCEINLINE T select(mask_t<T> c, T a, T b) {
     return value_ops<T>::select(c, a, b);
 }
+
+// Optional fast paths. A value_ops may provide `sincos(x, s, c)` (sin and cos from one range
+// reduction) and `exp_nonpositive(x)` (exp restricted to x <= 0, free of overflow handling); the
+// SIMD glue does. Types without them fall back to the plain functions, so for float and double
+// these are exactly std::sin / std::cos / std::exp.
+template <class Ops, class = void> struct has_sincos : std::false_type {};
+template <class Ops>
+struct has_sincos<Ops, decltype(Ops::sincos(std::declval<const typename Ops::value_type&>(),
+                                             std::declval<typename Ops::value_type&>(),
+                                             std::declval<typename Ops::value_type&>()))>
+    : std::true_type {};
+template <class Ops, class = void> struct has_exp_nonpositive : std::false_type {};
+template <class Ops>
+struct has_exp_nonpositive<Ops, std::enable_if_t<std::is_same<
+    decltype(Ops::exp_nonpositive(std::declval<const typename Ops::value_type&>())),
+    typename Ops::value_type>::value>> : std::true_type {};
+
+template <class Ops, class T>
+GORGE_FORCEINLINE void sincos_dispatch(std::true_type, const T& x, T& s, T& c) { Ops::sincos(x, s, c); }
+template <class Ops, class T>
+GORGE_FORCEINLINE void sincos_dispatch(std::false_type, const T& x, T& s, T& c) {
+    s = Ops::sin(x);
+    c = Ops::cos(x);
+}
+template <class Ops, class T>
+GORGE_FORCEINLINE T exp_nonpositive_dispatch(std::true_type, const T& x) { return Ops::exp_nonpositive(x); }
+template <class Ops, class T>
+GORGE_FORCEINLINE T exp_nonpositive_dispatch(std::false_type, const T& x) { return Ops::exp(x); }
+
+/// s = sin(x), c = cos(x).
+template <class T> GORGE_FORCEINLINE void sincos(T x, T& s, T& c) {
+    sincos_dispatch<value_ops<T>>(has_sincos<value_ops<T>>{}, x, s, c);
+}
+/// exp(x) for x <= 0. Batch types may clamp x below at about -87 (exp < 2e-38 there).
+template <class T> GORGE_FORCEINLINE T exp_nonpositive(T x) {
+    return exp_nonpositive_dispatch<value_ops<T>>(has_exp_nonpositive<value_ops<T>>{}, x);
+}
+
 template <class T> GORGE_FORCEINLINE T fract(T x) { return x - floor(x); }
 template <class T> GORGE_FORCEINLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 /// clamp(x, 0, 1) — HLSL's saturate, the spec's sat().
@@ -126,7 +171,7 @@ constexpr double safe_normalize_min_length = 1e-10;
 /// v / |v| when |v| > 1e-10, else v unchanged (no NaN for the zero vector).
 template <class T> GORGE_FORCEINLINE vec2<T> safe_normalize(vec2<T> v) {
     const T len = length(v);
-    const auto ok = len > T(safe_normalize_min_length);
+    const auto ok = len > constant<T>(safe_normalize_min_length);
     const T inv = T(1) / select<T>(ok, len, T(1));
     return select<T>(ok, v * inv, v);
 }

@@ -1,0 +1,151 @@
+// gorge/detail/simd_math.hpp — sincos and exp for float batches, tuned for the erosion kernels.
+//
+// The Phacelle loop evaluates exp, sin and cos 16 times per octave and point, so these three
+// dominate the cost of the filter. xsimd's own sin and cos reduce the argument twice (once each)
+// and pick one of several reduction paths with `all(...)` tests over the whole batch, which means
+// a lane's last bits can depend on the other lanes of its batch. The versions here:
+//   - share one range reduction between sin and cos;
+//   - treat every lane alike (no whole-batch branches on values), so a lane's result depends on
+//     its own argument only — a prerequisite for gorge's determinism guarantee;
+//   - are accurate to about 1-2 float ulps against libm (tests/test_simd.cpp measures this).
+//
+// Technique: Cody & Waite's additive range reduction with pi/2 split in three parts, and the
+// minimax polynomials of Stephen L. Moshier's Cephes library (sinf.c, cosf.c, expf.c; the
+// coefficients are the published Cephes values). For |x| > sincos_reduction_limit the three-part
+// reduction loses accuracy; such lanes (only reached with extreme stripe frequencies) are
+// recomputed one by one with libm, which keeps them exact and lane-independent.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+#include "../config.hpp"
+
+namespace gorge {
+namespace detail {
+namespace simd_math {
+
+/// |x| up to which the three-part pi/2 reduction below is accurate in float (k * pio2_hi is exact
+/// for |k| < 2^16 and the reduced argument keeps ~1 ulp up to here, as in Cephes sinf).
+constexpr float sincos_reduction_limit = 8192.0f;
+
+// pi/2 = pio2_hi + pio2_mid + pio2_lo, with pio2_hi and pio2_mid short enough that k * part is
+// exact in float (Cephes' DP1..DP3 scaled by 1/2).
+constexpr float pio2_hi = 1.5703125f;
+constexpr float pio2_mid = 4.837512969970703125e-4f;
+constexpr float pio2_lo = 7.54978995489188216e-8f;
+constexpr float two_over_pi = 0.636619772367581343f;
+/// Adding 1.5 * 2^23 rounds a float of magnitude < 2^22 to an integer held in the low mantissa
+/// bits (round to nearest even, branch-free and the same in every lane).
+constexpr float round_magic = 12582912.0f;
+
+// Cephes sinf / cosf minimax coefficients on [-pi/4, pi/4].
+constexpr float sin_c1 = -1.6666654611e-1f;
+constexpr float sin_c2 = 8.3321608736e-3f;
+constexpr float sin_c3 = -1.9515295891e-4f;
+constexpr float cos_c1 = 4.166664568298827e-2f;
+constexpr float cos_c2 = -1.388731625493765e-3f;
+constexpr float cos_c3 = 2.443315711809948e-5f;
+
+/// sin(x) and cos(x) of every lane. Lanes with |x| > sincos_reduction_limit (or non-finite) are
+/// recomputed with std::sin / std::cos.
+template <class A>
+GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<float, A>& s,
+                              xsimd::batch<float, A>& c) {
+    using F = xsimd::batch<float, A>;
+    using U = xsimd::batch<std::uint32_t, A>;
+    // Quadrant k = round(x * 2/pi), taken from the low bits of the magic-number sum.
+    const F shifted = x * F(two_over_pi) + F(round_magic);
+    const U k = xsimd::bitwise_cast<U>(shifted);
+    const F kf = shifted - F(round_magic);
+    const F r = ((x - kf * F(pio2_hi)) - kf * F(pio2_mid)) - kf * F(pio2_lo);
+    const F z = r * r;
+    const F ps = r + r * z * (F(sin_c1) + z * (F(sin_c2) + z * F(sin_c3)));
+    const F pc = F(1) - F(0.5f) * z + z * z * (F(cos_c1) + z * (F(cos_c2) + z * F(cos_c3)));
+    // sin(r + k pi/2): quadrant 0 ( ps,  pc), 1 ( pc, -ps), 2 (-ps, -pc), 3 (-pc,  ps).
+    using I = xsimd::batch<std::int32_t, A>;
+    const auto odd = xsimd::bool_cast(xsimd::bitwise_cast<I>(k & U(1u)) != I(0));
+    const U sin_sign = (k & U(2u)) << 30;
+    const U cos_sign = ((k + U(1u)) & U(2u)) << 30;
+    s = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(xsimd::select(odd, pc, ps)) ^ sin_sign);
+    c = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(xsimd::select(odd, ps, pc)) ^ cos_sign);
+
+    const auto far = !(xsimd::abs(x) <= F(sincos_reduction_limit));  // also NaN and infinities
+    if (xsimd::any(far)) {
+        constexpr std::size_t n = F::size;
+        alignas(A::alignment()) float xs[n], ss[n], cs[n];
+        x.store_aligned(xs);
+        s.store_aligned(ss);
+        c.store_aligned(cs);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!(std::fabs(xs[i]) <= sincos_reduction_limit)) {
+                ss[i] = std::sin(xs[i]);
+                cs[i] = std::cos(xs[i]);
+            }
+        }
+        s = F::load_aligned(ss);
+        c = F::load_aligned(cs);
+    }
+}
+
+// ln 2 = ln2_hi + ln2_lo (Cephes expf's C1, C2), ln2_hi short so that k * ln2_hi is exact.
+constexpr float ln2_hi = 0.693359375f;
+constexpr float ln2_lo = -2.12194440e-4f;
+constexpr float log2e = 1.44269504088896341f;
+/// Below this exp(x) would leave the normal float range; exp_nonpositive clamps to it.
+constexpr float exp_min_argument = -87.0f;
+constexpr int float_exponent_bias = 127;
+constexpr int float_mantissa_bits = 23;
+// Cephes expf minimax coefficients for exp(r) - 1 - r on [-ln2/2, ln2/2].
+constexpr float exp_c0 = 5.0000001201e-1f;
+constexpr float exp_c1 = 1.6666665459e-1f;
+constexpr float exp_c2 = 4.1665795894e-2f;
+constexpr float exp_c3 = 8.3334519073e-3f;
+constexpr float exp_c4 = 1.3981999507e-3f;
+constexpr float exp_c5 = 1.9875691500e-4f;
+
+/// exp(x) for x <= 0, clamped below at exp_min_argument (where exp is already < 2e-38). No
+/// overflow or special-case handling beyond that: NaN stays NaN, +x is outside the contract.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x_in) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const F x = xsimd::select(x_in < F(exp_min_argument), F(exp_min_argument), x_in);
+    const F shifted = x * F(log2e) + F(round_magic);
+    const F kf = shifted - F(round_magic);
+    const I k = xsimd::bitwise_cast<I>(shifted) - xsimd::bitwise_cast<I>(F(round_magic));
+    const F r = (x - kf * F(ln2_hi)) - kf * F(ln2_lo);
+    const F z = r * r;
+    const F p =
+        F(1) + r +
+        z * (F(exp_c0) + r * (F(exp_c1) + r * (F(exp_c2) + r * (F(exp_c3) + r * (F(exp_c4) + r * F(exp_c5))))));
+    // 2^k for k in [-126, 0]: the exponent field alone.
+    const F scale = xsimd::bitwise_cast<F>((k + I(float_exponent_bias)) << float_mantissa_bits);
+    return p * scale;
+}
+
+/// sin and cos of double batches, lane by lane through libm: bit-identical to the scalar double
+/// path and independent of the other lanes (the double batches trade speed here for exactness).
+template <class A>
+GORGE_FORCEINLINE void sincos(const xsimd::batch<double, A>& x, xsimd::batch<double, A>& s,
+                              xsimd::batch<double, A>& c) {
+    using D = xsimd::batch<double, A>;
+    constexpr std::size_t n = D::size;
+    alignas(A::alignment()) double xs[n], ss[n], cs[n];
+    x.store_aligned(xs);
+    for (std::size_t i = 0; i < n; ++i) {
+        ss[i] = std::sin(xs[i]);
+        cs[i] = std::cos(xs[i]);
+    }
+    s = D::load_aligned(ss);
+    c = D::load_aligned(cs);
+}
+
+}  // namespace simd_math
+}  // namespace detail
+}  // namespace gorge

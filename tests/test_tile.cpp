@@ -1,0 +1,314 @@
+// Batch API over arrays (gorge/batch.hpp) and the tile API (gorge/tile.hpp): results must not
+// depend on a point's place in a batch, on the tile split or on the thread count (bit for bit),
+// and must agree with the scalar kernels (worst errors printed). Also the documented errors.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "support/catch.hpp"
+
+#include <gorge/batch.hpp>
+#include <gorge/demo_pipeline.hpp>
+#include <gorge/tile.hpp>
+
+namespace {
+
+// Batch versus scalar agreement: |a - b| <= tolerance * max(1, |b|); see tests/test_simd.cpp for
+// why this mixed relative/absolute measure is the meaningful one for outputs that cross zero.
+constexpr double agreement_tolerance = 2e-6;
+
+double agreement_error(double got, double want) { return std::fabs(got - want) / std::max(1.0, std::fabs(want)); }
+
+constexpr std::size_t lanes = gorge::simd_lanes<float>();
+
+/// A height field usable with scalars and batches: 4-octave fBm around 0.5, with its gradient.
+struct fbm_field {
+    gorge::fbm_params<float> params;
+    fbm_field() {
+        params.frequency = 2.0f;
+        params.octaves = 4;
+        params.gain = 0.4f;
+    }
+    template <class T>
+    glm::vec<3, T> operator()(const glm::vec<2, T>& p) const {
+        const glm::vec<3, T> n = gorge::fbm(p, params, 21u);
+        return glm::vec<3, T>(T(0.5f) + T(0.3f) * n.x, T(0.3f) * n.y, T(0.3f) * n.z);
+    }
+};
+
+/// Output buffers of one tile, owned, with an optional row padding (stride > width).
+struct tile_data {
+    std::ptrdiff_t w, h, stride;
+    std::vector<float> height, ridge, gx, gy;
+    tile_data(std::ptrdiff_t width, std::ptrdiff_t rows, std::ptrdiff_t pad = 0)
+        : w(width), h(rows), stride(width + pad), height(std::size_t(stride * rows), -7.0f), ridge(height), gx(height),
+          gy(height) {}
+    gorge::tile_buffers<float> buffers() {
+        gorge::tile_buffers<float> b;
+        b.height = gorge::grid_view<float>(height.data(), w, h, stride);
+        b.ridge_map = gorge::grid_view<float>(ridge.data(), w, h, stride);
+        b.gradient_x = gorge::grid_view<float>(gx.data(), w, h, stride);
+        b.gradient_y = gorge::grid_view<float>(gy.data(), w, h, stride);
+        return b;
+    }
+    float at(const std::vector<float>& v, std::ptrdiff_t x, std::ptrdiff_t y) const {
+        return v[std::size_t(y * stride + x)];
+    }
+};
+
+bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+gorge::tile_settings<float> demo_like_settings() {
+    gorge::tile_settings<float> s;
+    s.valley_altitude = 0.4f;
+    s.peak_altitude = 0.6f;
+    s.height_offset = {-0.65f, 0.0f};
+    s.seed = 5;
+    return s;
+}
+
+gorge::tile_sampling<float> sampling() {
+    gorge::tile_sampling<float> s;
+    s.origin = {-0.3f, 0.7f};
+    s.spacing = {1.0f / 97.0f, 1.0f / 89.0f};
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("tile: any split, width, origin and thread count gives the same bits", "[tile]") {
+    const fbm_field field;
+    const auto smp = sampling();
+    auto settings = demo_like_settings();
+    // Reference: one 61 x 23 tile whose first sample is the global sample (-9, 4), one thread.
+    const std::int64_t ref_x = -9, ref_y = 4;
+    tile_data ref(61, 23);
+    gorge::erode_tile(field, smp, ref_x, ref_y, ref.buffers(), settings);
+
+    struct piece {
+        std::ptrdiff_t x, y, w, h;  // relative to the reference tile
+        unsigned threads;
+        std::ptrdiff_t pad;
+    };
+    // Widths around the batch width put every point into every lane position; 7 threads on 5
+    // rows leave threads idle; the paddings exercise strided buffers.
+    const std::vector<piece> pieces = {
+        {0, 0, 61, 23, 2, 0},  {0, 0, 61, 23, 3, 5},  {0, 0, 61, 23, 7, 1},   {0, 0, 61, 23, 0, 0},
+        {1, 0, 1, 1, 1, 0},    {3, 2, 5, 5, 7, 0},    {17, 1, 33, 9, 3, 2},   {60, 22, 1, 1, 2, 0},
+        {7, 3, std::ptrdiff_t(lanes) - 1, 4, 2, 0},   {5, 6, std::ptrdiff_t(lanes) + 1, 7, 1, 3},
+        {2, 11, 2 * std::ptrdiff_t(lanes) + 3, 12, 7, 0}};
+    std::size_t compared = 0, differing = 0;
+    for (const piece& pc : pieces) {
+        if (pc.x + pc.w > ref.w || pc.y + pc.h > ref.h) continue;
+        tile_data t(pc.w, pc.h, pc.pad);
+        settings.threads = pc.threads;
+        gorge::erode_tile(field, smp, ref_x + pc.x, ref_y + pc.y, t.buffers(), settings);
+        for (std::ptrdiff_t y = 0; y < pc.h; ++y)
+            for (std::ptrdiff_t x = 0; x < pc.w; ++x) {
+                const bool same = same_bits(t.at(t.height, x, y), ref.at(ref.height, pc.x + x, pc.y + y)) &&
+                                  same_bits(t.at(t.ridge, x, y), ref.at(ref.ridge, pc.x + x, pc.y + y)) &&
+                                  same_bits(t.at(t.gx, x, y), ref.at(ref.gx, pc.x + x, pc.y + y)) &&
+                                  same_bits(t.at(t.gy, x, y), ref.at(ref.gy, pc.x + x, pc.y + y));
+                differing += same ? 0 : 1;
+                ++compared;
+            }
+        // Row padding is never written.
+        if (pc.pad > 0) CHECK(t.height[std::size_t(pc.w)] == -7.0f);
+    }
+    std::printf("  tile splits: %zu samples compared bit for bit over %zu pieces, %zu differ (batch width %zu)\n",
+                compared, pieces.size(), differing, lanes);
+    CHECK(compared > 2000);
+    CHECK(differing == 0);
+}
+
+TEST_CASE("tile: agrees with the scalar kernels sample by sample", "[tile]") {
+    const fbm_field field;
+    const auto smp = sampling();
+    const auto settings = demo_like_settings();
+    tile_data t(37, 19);
+    gorge::erode_tile(field, smp, 100, -50, t.buffers(), settings);
+    double e_height = 0, e_ridge = 0, e_gx = 0, e_gy = 0;
+    for (std::ptrdiff_t y = 0; y < t.h; ++y)
+        for (std::ptrdiff_t x = 0; x < t.w; ++x) {
+            // Independent restatement of the documented lattice rule and fade rule.
+            const glm::vec2 p(float(std::fma(double(smp.spacing.x), double(100 + x), double(smp.origin.x))),
+                              float(std::fma(double(smp.spacing.y), double(-50 + y), double(smp.origin.y))));
+            const glm::vec3 h = field(p);
+            const float fade = gorge::fade_target_from_altitude(h.x, 0.4f, 0.6f);
+            const auto r = gorge::erosion_filter(p, h, fade, settings.erosion, settings.seed);
+            const float height = gorge::apply_height_offset(h.x, r, fade, glm::vec2(-0.65f, 0.0f));
+            e_height = std::max(e_height, agreement_error(t.at(t.height, x, y), height));
+            e_ridge = std::max(e_ridge, agreement_error(t.at(t.ridge, x, y), r.ridge_map));
+            e_gx = std::max(e_gx, agreement_error(t.at(t.gx, x, y), h.y + r.slope_delta.x));
+            e_gy = std::max(e_gy, agreement_error(t.at(t.gy, x, y), h.z + r.slope_delta.y));
+        }
+    std::printf("  tile vs scalar: worst error height %.3e, ridge %.3e, gradient %.3e / %.3e\n", e_height, e_ridge,
+                e_gx, e_gy);
+    CHECK(e_height <= agreement_tolerance);
+    CHECK(e_ridge <= agreement_tolerance);
+    CHECK(e_gx <= agreement_tolerance);
+    CHECK(e_gy <= agreement_tolerance);
+}
+
+TEST_CASE("tile: a field may supply its own fade target; the demo pipeline as a tile", "[tile]") {
+    // The published demo (gorge/demo_pipeline.hpp) restated as a field with its fade target.
+    const auto demo_field = [](const auto& p) {
+        using T = std::decay_t<decltype(p.x)>;
+        const gorge::fbm_params<float> fp = gorge::demo::height_fbm<float>();
+        const glm::vec<3, T> n = gorge::fbm(p, fp) * T(0.125f);
+        const T fade = gorge::detail::clamp(n.x / T(0.125f * 0.6f), T(-1), T(1));
+        return gorge::height_sample<T>{glm::vec<3, T>(T(0.5f) + T(0.5f) * n.x, T(0.5f) * n.y, T(0.5f) * n.z), fade};
+    };
+    gorge::tile_settings<float> settings;
+    settings.height_offset = {-0.65f, 0.0f};
+    settings.threads = 2;
+    gorge::tile_sampling<float> smp;
+    smp.spacing = {1.0f / 64.0f, 1.0f / 64.0f};
+    tile_data t(29, 13);
+    gorge::erode_tile(demo_field, smp, 3, 8, t.buffers(), settings);
+    double e_height = 0, e_ridge = 0;
+    for (std::ptrdiff_t y = 0; y < t.h; ++y)
+        for (std::ptrdiff_t x = 0; x < t.w; ++x) {
+            const auto s = gorge::demo_pipeline(glm::vec2(float(3 + x) / 64.0f, float(8 + y) / 64.0f));
+            e_height = std::max(e_height, agreement_error(t.at(t.height, x, y), s.height));
+            e_ridge = std::max(e_ridge, agreement_error(t.at(t.ridge, x, y), s.ridge_map));
+        }
+    std::printf("  demo tile vs scalar demo_pipeline: worst error height %.3e, ridge %.3e\n", e_height, e_ridge);
+    CHECK(e_height <= agreement_tolerance);
+    CHECK(e_ridge <= agreement_tolerance);
+
+    // A vec3 field and the same field returning the documented fade rule itself: identical bits.
+    const fbm_field field;
+    const auto with_rule = [&](const auto& p) {
+        using T = std::decay_t<decltype(p.x)>;
+        const glm::vec<3, T> h = field(p);
+        return gorge::height_sample<T>{h, gorge::fade_target_from_altitude(h.x, T(0.4f), T(0.6f))};
+    };
+    auto s2 = demo_like_settings();
+    tile_data a(19, 5), b(19, 5);
+    gorge::erode_tile(field, sampling(), 0, 0, a.buffers(), s2);
+    s2.valley_altitude = 10.0f;  // ignored for height_sample fields
+    gorge::erode_tile(with_rule, sampling(), 0, 0, b.buffers(), s2);
+    CHECK(a.height == b.height);
+    CHECK(a.ridge == b.ridge);
+}
+
+TEST_CASE("tile: evaluate_tile fills the raw field", "[tile]") {
+    const fbm_field field;
+    const auto smp = sampling();
+    tile_data t(21, 6);
+    auto b = t.buffers();
+    b.ridge_map = {};
+    gorge::evaluate_tile(field, smp, -4, 2, b, 3);
+    double e = 0;
+    for (std::ptrdiff_t y = 0; y < t.h; ++y)
+        for (std::ptrdiff_t x = 0; x < t.w; ++x) {
+            const glm::vec2 p(gorge::detail::lattice_coordinate(smp.origin.x, smp.spacing.x, -4 + x),
+                              gorge::detail::lattice_coordinate(smp.origin.y, smp.spacing.y, 2 + y));
+            const glm::vec3 h = field(p);
+            e = std::max({e, agreement_error(t.at(t.height, x, y), h.x), agreement_error(t.at(t.gx, x, y), h.y),
+                          agreement_error(t.at(t.gy, x, y), h.z)});
+        }
+    std::printf("  evaluate_tile vs scalar field: worst error %.3e\n", e);
+    CHECK(e <= agreement_tolerance);
+    CHECK(t.ridge[0] == -7.0f);  // not an output of evaluate_tile
+}
+
+TEST_CASE("batch: erosion_filter_points is independent of n and of a point's index", "[batch]") {
+    const std::size_t n = 3 * lanes + 5;
+    std::vector<float> x(n), y(n), h(n), sx(n), sy(n), fade(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = 0.37f * float(i) - 2.0f, y[i] = 0.11f * float(i * i % 17);
+        h[i] = 0.5f, sx[i] = 0.4f - 0.05f * float(i % 9), sy[i] = 0.3f * float(i % 4) - 0.5f;
+        fade[i] = float(i % 5) * 0.5f - 1.0f;
+    }
+    const gorge::erosion_params<float> params;
+    const auto run = [&](std::size_t first, std::size_t count, std::vector<float>& delta, std::vector<float>& ridge) {
+        delta.assign(count, 0.0f), ridge.assign(count, 0.0f);
+        gorge::erosion_points_input<float> in;
+        in.x = x.data() + first, in.y = y.data() + first, in.height = h.data() + first;
+        in.slope_x = sx.data() + first, in.slope_y = sy.data() + first, in.fade_target = fade.data() + first;
+        in.n = count;
+        gorge::erosion_points_output<float> out;
+        out.height_delta = delta.data(), out.ridge_map = ridge.data();
+        gorge::erosion_filter_points(in, params, out, 4u);
+    };
+    std::vector<float> all_delta, all_ridge;
+    run(0, n, all_delta, all_ridge);
+    double e = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto r = gorge::erosion_filter(glm::vec2(x[i], y[i]), glm::vec3(h[i], sx[i], sy[i]), fade[i], params, 4u);
+        e = std::max({e, agreement_error(all_delta[i], r.height_delta), agreement_error(all_ridge[i], r.ridge_map)});
+    }
+    std::printf("  erosion_filter_points vs scalar: worst error %.3e over %zu points\n", e, n);
+    CHECK(e <= agreement_tolerance);
+    std::size_t differing = 0;
+    for (std::size_t first : {std::size_t(0), std::size_t(1), std::size_t(3), lanes - 1, lanes + 2})
+        for (std::size_t count : {std::size_t(1), std::size_t(2), lanes - 1, lanes, lanes + 1, n / 2}) {
+            if (count == 0 || first + count > n) continue;
+            std::vector<float> d, r;
+            run(first, count, d, r);
+            for (std::size_t i = 0; i < count; ++i)
+                differing += same_bits(d[i], all_delta[first + i]) && same_bits(r[i], all_ridge[first + i]) ? 0 : 1;
+        }
+    CHECK(differing == 0);
+}
+
+TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][batch]") {
+    const fbm_field field;
+    tile_data t(8, 4);
+    const auto b = t.buffers();
+    auto smp = sampling();
+    gorge::tile_settings<float> s;
+    const auto message_of = [&](auto&& call) -> std::string {
+        try {
+            call();
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "no exception";
+    };
+    const auto erode = [&] { gorge::erode_tile(field, smp, 0, 0, b, s); };
+    smp.spacing.x = 0.0f;
+    CHECK(contains(message_of(erode), "spacing"));
+    smp.spacing.x = std::nanf("");
+    CHECK(contains(message_of(erode), "spacing"));
+    smp = sampling();
+    smp.origin.y = INFINITY;
+    CHECK(contains(message_of(erode), "origin"));
+    smp = sampling();
+    s.valley_altitude = s.peak_altitude;
+    CHECK(contains(message_of(erode), "valley_altitude"));
+    s = {};
+    s.erosion.octaves = 40;
+    CHECK(contains(message_of(erode), "octaves"));
+    s = {};
+    s.height_offset.x = NAN;
+    CHECK(contains(message_of(erode), "height_offset"));
+    s = {};
+    tile_data other(8, 5);
+    auto mismatched = b;
+    mismatched.ridge_map = other.buffers().ridge_map;
+    CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, mismatched, s); }), "ridge_map"));
+    CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, gorge::tile_buffers<float>{}, s); }), "no output buffer"));
+    CHECK(contains(message_of([&] { gorge::evaluate_tile(field, smp, 0, 0, b); }), "ridge_map"));
+
+    gorge::erosion_points_input<float> in;
+    in.n = 3;
+    CHECK(contains(message_of([&] { gorge::erosion_filter_points(in, gorge::erosion_params<float>{}, {}); }), "must not be null"));
+
+    // An exception thrown by the field on a worker thread reaches the caller.
+    s.threads = 3;
+    const auto throwing = [](const auto& p) -> glm::vec<3, std::decay_t<decltype(p.x)>> {
+        (void)p;
+        throw std::runtime_error("field failed");
+    };
+    CHECK_THROWS_AS(gorge::erode_tile(throwing, smp, 0, 0, b, s), std::runtime_error);
+}
