@@ -200,7 +200,9 @@ struct damped_fbm_params {
 /// Unlike Quilez's shader, the returned gradient is the exact gradient of that value: the
 /// damping's own derivative, -amp_o n_o c 2 J_o D_o / (1 + c |D_o|^2)^2 with
 /// J_o = sum_{k <= o} freq_k Hessian_q(n_k), is included, which is why the basis provides
-/// second derivatives. Smooth everywhere (the bases are C2). Range [-A B, A B].
+/// second derivatives. Continuity: C1 everywhere; with the gradient and value bases (C2, not C3)
+/// its second derivatives jump across their lattice lines, with the simplex basis (C3) it is C2.
+/// Range [-A B, A B].
 template <class Basis = gradient_basis<>, class T, class S>
 GORGE_FORCEINLINE glm::vec<3, T> damped_fbm(glm::vec<2, T> p, const damped_fbm_params<S>& params,
                                             std::uint32_t seed = 0) {
