@@ -44,7 +44,7 @@ constexpr double simplex_scale = 70.0;
 /// Adds one corner's kernel t^4 (g · x), its gradient and Hessian to n (unscaled).
 template <class T>
 GORGE_FORCEINLINE void simplex_corner(noise_d2<T>& n, vec2<T> x, vec2<T> g) {
-    const T t = max(T(simplex_radius_sq) - dot(x, x), T(0));
+    const T t = max(constant<T>(simplex_radius_sq) - dot(x, x), T(0));
     const T t2 = t * t, t3 = t2 * t, t4 = t2 * t2;
     const T gx = dot(g, x);
     n.value += t4 * gx;
@@ -63,17 +63,17 @@ GORGE_FORCEINLINE noise_d2<T> simplex_noise_d2(glm::vec<2, T> q, std::uint32_t s
     using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
     using U = detail::uint_t<T>;
-    const T skew = (q.x + q.y) * T(detail::simplex_skew);
+    const T skew = (q.x + q.y) * detail::constant<T>(detail::simplex_skew);
     const V2 cell = detail::floor(V2(q.x + skew, q.y + skew));
-    const T unskew = (cell.x + cell.y) * T(detail::simplex_unskew);
+    const T unskew = (cell.x + cell.y) * detail::constant<T>(detail::simplex_unskew);
     const V2 x0 = q - (cell - V2(unskew, unskew));
 
     // Lower triangle (x0.x > x0.y) takes the middle corner (1, 0), the upper one (0, 1). On the
     // diagonal either choice is exact: the middle corner is then at the kernel radius.
     const T step_x = detail::select<T>(x0.x > x0.y, T(1), T(0));
     const T step_y = T(1) - step_x;
-    const V2 x1 = x0 - V2(step_x, step_y) + V2(T(detail::simplex_unskew), T(detail::simplex_unskew));
-    const T far = T(2 * detail::simplex_unskew - 1);
+    const V2 x1 = x0 - V2(step_x, step_y) + V2(detail::constant<T>(detail::simplex_unskew), detail::constant<T>(detail::simplex_unskew));
+    const T far = detail::constant<T>(2 * detail::simplex_unskew - 1);
     const V2 x2 = x0 + V2(far, far);
 
     const U ix = ops::to_uint(ops::to_int(cell.x));
@@ -87,7 +87,7 @@ GORGE_FORCEINLINE noise_d2<T> simplex_noise_d2(glm::vec<2, T> q, std::uint32_t s
     detail::simplex_corner(n, x1, Hash::template lattice2<T>(ix + sx, iy + sy, seed));
     detail::simplex_corner(n, x2, Hash::template lattice2<T>(ix + one, iy + one, seed));
 
-    const T s = T(detail::simplex_scale);
+    const T s = detail::constant<T>(detail::simplex_scale);
     n.value *= s;
     n.gradient = n.gradient * s;
     n.dxx *= s;
