@@ -9,6 +9,8 @@
 //   phacelle.hpp        -> "Phacelle noise"
 //   erosion_filter.hpp  -> "Erosion filter", "Fade target and height offset"
 //   demo_pipeline.hpp   -> "Demo pipeline"
+//   and, after those, the noise fields: noise.hpp (seeds, second derivatives), value_noise.hpp,
+//   simplex.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields" banner)
 // See those headers for the techniques, their authors and the guarantees; the comments here only
 // note what differs on a GPU.
 //
@@ -386,6 +388,450 @@ gorge_demo_sample gorge_demo_pipeline(vec2 p, gorge_erosion_params params, uint 
 // The demo pipeline with the published default erosion parameters.
 gorge_demo_sample gorge_demo_pipeline(vec2 p, uint seed) {
     return gorge_demo_pipeline(p, gorge_erosion_params_default(), seed);
+}
+
+// ================================================================================================
+// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp, fractal.hpp,
+// field.hpp, island.hpp). GLSL has no templates or closures, so two things read differently:
+//  - the basis policy of the fractals is an int argument (gorge_basis_gradient, gorge_basis_value,
+//    gorge_basis_simplex); pass a constant and the compiler folds the choice away;
+//  - field combinators are functions on vec3 (value, d/dx, d/dy) samples the caller has already
+//    evaluated, and the domain warp is a small state (gorge_warp) stepped by the caller's loop.
+// ================================================================================================
+
+// ---- Seeds (noise.hpp) --------------------------------------------------------------------------
+
+// Third pcg3d lane of derive_seed: a fixed odd constant (the 32-bit golden ratio).
+const uint gorge_detail_derive_seed_salt = 0x9E3779B9u;
+
+// An independent seed for stream `stream` of `seed`: the first lane of pcg3d(seed, stream, salt).
+// Bit-identical to gorge::derive_seed (whatever GORGE_HASH says: it is always pcg3d).
+uint gorge_derive_seed(uint seed, uint stream) {
+    return gorge_pcg3d(uvec3(seed, stream, gorge_detail_derive_seed_salt)).x;
+}
+
+// ---- Second derivatives (noise.hpp) -------------------------------------------------------------
+
+// A noise sample with first and second derivatives.
+struct gorge_noise_d2 {
+    float value;
+    vec2 gradient;
+    float dxx;
+    float dxy;
+    float dyy;
+};
+
+// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+struct gorge_detail_quintic_fade {
+    vec2 u;
+    vec2 du;
+    vec2 ddu;
+};
+
+gorge_detail_quintic_fade gorge_detail_quintic(vec2 f) {
+    return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0),
+                                     30.0 * f * f * (f * (f - 2.0) + 1.0),
+                                     60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
+}
+
+// gorge_gradient_noise() with its Hessian.
+gorge_noise_d2 gorge_gradient_noise_d2(vec2 q, uint seed) {
+    vec2 i = floor(q);
+    vec2 f = q - i;
+    uvec2 c = uvec2(ivec2(i));
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
+
+    vec2 ga = GORGE_HASH(c, seed);
+    vec2 gb = GORGE_HASH(c + uvec2(1u, 0u), seed);
+    vec2 gc = GORGE_HASH(c + uvec2(0u, 1u), seed);
+    vec2 gd = GORGE_HASH(c + uvec2(1u, 1u), seed);
+
+    float va = dot(ga, f);
+    float vb = dot(gb, f - vec2(1.0, 0.0));
+    float vc = dot(gc, f - vec2(0.0, 1.0));
+    float vd = dot(gd, f - vec2(1.0, 1.0));
+    float a = vb - va, b = vc - va, k = va - vb - vc + vd;
+    vec2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
+
+    gorge_noise_d2 n;
+    n.value = va + w.u.x * a + w.u.y * b + w.u.x * w.u.y * k;
+    n.gradient = ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk + w.du * vec2(w.u.y * k + a, w.u.x * k + b);
+    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
+    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
+    return n;
+}
+
+// ---- Value noise (value_noise.hpp) --------------------------------------------------------------
+
+// Quintic value noise and its Hessian; the lattice values are the hash's x components.
+gorge_noise_d2 gorge_value_noise_d2(vec2 q, uint seed) {
+    vec2 i = floor(q);
+    vec2 f = q - i;
+    uvec2 c = uvec2(ivec2(i));
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
+
+    float a = GORGE_HASH(c, seed).x;
+    float b = GORGE_HASH(c + uvec2(1u, 0u), seed).x;
+    float cc = GORGE_HASH(c + uvec2(0u, 1u), seed).x;
+    float d = GORGE_HASH(c + uvec2(1u, 1u), seed).x;
+    float k = a - b - cc + d;
+
+    gorge_noise_d2 n;
+    n.value = a + w.u.x * (b - a) + w.u.y * (cc - a) + w.u.x * w.u.y * k;
+    n.gradient = vec2(w.du.x * (b - a + w.u.y * k), w.du.y * (cc - a + w.u.x * k));
+    n.dxx = w.ddu.x * (b - a + w.u.y * k);
+    n.dyy = w.ddu.y * (cc - a + w.u.x * k);
+    n.dxy = w.du.x * w.du.y * k;
+    return n;
+}
+
+// Quintic value noise at q: (value, d/dqx, d/dqy), value in [-1, 1).
+vec3 gorge_value_noise(vec2 q, uint seed) {
+    gorge_noise_d2 n = gorge_value_noise_d2(q, seed);
+    return vec3(n.value, n.gradient);
+}
+
+// ---- Simplex noise (simplex.hpp) ----------------------------------------------------------------
+
+// Skew F2 = (sqrt(3) - 1) / 2, unskew G2 = (3 - sqrt(3)) / 6, far corner 2 G2 - 1 (each rounded
+// once from its exact value, as in C++), kernel radius^2 1/2, output scale 70.
+const float gorge_detail_simplex_skew = 0.36602540378443864676;
+const float gorge_detail_simplex_unskew = 0.21132486540518711775;
+const float gorge_detail_simplex_far = -0.57735026918962576451;
+const float gorge_detail_simplex_radius_sq = 0.5;
+const float gorge_detail_simplex_scale = 70.0;
+
+// Adds one corner's kernel t^4 (g . x), its gradient and Hessian to n (unscaled).
+void gorge_detail_simplex_corner(inout gorge_noise_d2 n, vec2 x, vec2 g) {
+    float t = max(gorge_detail_simplex_radius_sq - dot(x, x), 0.0);
+    float t2 = t * t, t3 = t2 * t, t4 = t2 * t2;
+    float gx = dot(g, x);
+    n.value += t4 * gx;
+    n.gradient += t4 * g - (8.0 * t3 * gx) * x;
+    float c3 = 8.0 * t3, c2 = 48.0 * t2 * gx;
+    n.dxx += -c3 * (2.0 * g.x * x.x + gx) + c2 * x.x * x.x;
+    n.dyy += -c3 * (2.0 * g.y * x.y + gx) + c2 * x.y * x.y;
+    n.dxy += -c3 * (g.x * x.y + g.y * x.x) + c2 * x.x * x.y;
+}
+
+// 2D simplex noise (Perlin 2001, Gustavson's formulation) and its Hessian.
+gorge_noise_d2 gorge_simplex_noise_d2(vec2 q, uint seed) {
+    float skew = (q.x + q.y) * gorge_detail_simplex_skew;
+    vec2 cell = floor(vec2(q.x + skew, q.y + skew));
+    float unskew = (cell.x + cell.y) * gorge_detail_simplex_unskew;
+    vec2 x0 = q - (cell - vec2(unskew, unskew));
+
+    float step_x = x0.x > x0.y ? 1.0 : 0.0;
+    float step_y = 1.0 - step_x;
+    vec2 x1 = x0 - vec2(step_x, step_y) + vec2(gorge_detail_simplex_unskew, gorge_detail_simplex_unskew);
+    vec2 x2 = x0 + vec2(gorge_detail_simplex_far, gorge_detail_simplex_far);
+
+    uvec2 c = uvec2(ivec2(cell));
+    uvec2 middle = uvec2(ivec2(step_x, step_y));
+
+    gorge_noise_d2 n = gorge_noise_d2(0.0, vec2(0.0), 0.0, 0.0, 0.0);
+    gorge_detail_simplex_corner(n, x0, GORGE_HASH(c, seed));
+    gorge_detail_simplex_corner(n, x1, GORGE_HASH(c + middle, seed));
+    gorge_detail_simplex_corner(n, x2, GORGE_HASH(c + uvec2(1u, 1u), seed));
+
+    float s = gorge_detail_simplex_scale;
+    n.value *= s;
+    n.gradient = n.gradient * s;
+    n.dxx *= s;
+    n.dxy *= s;
+    n.dyy *= s;
+    return n;
+}
+
+// 2D simplex noise at q: (value, d/dqx, d/dqy), |value| < 0.998.
+vec3 gorge_simplex_noise(vec2 q, uint seed) {
+    gorge_noise_d2 n = gorge_simplex_noise_d2(q, seed);
+    return vec3(n.value, n.gradient);
+}
+
+// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp) ----------
+
+const int gorge_basis_gradient = 0;  // quintic gradient noise (C++ gradient_basis)
+const int gorge_basis_value = 1;     // quintic value noise (value_basis)
+const int gorge_basis_simplex = 2;   // 2D simplex noise (simplex_basis)
+
+vec3 gorge_basis_eval(int basis, vec2 q, uint seed) {
+    if (basis == gorge_basis_value) return gorge_value_noise(q, seed);
+    if (basis == gorge_basis_simplex) return gorge_simplex_noise(q, seed);
+    return gorge_gradient_noise(q, seed);
+}
+
+gorge_noise_d2 gorge_basis_eval_d2(int basis, vec2 q, uint seed) {
+    if (basis == gorge_basis_value) return gorge_value_noise_d2(q, seed);
+    if (basis == gorge_basis_simplex) return gorge_simplex_noise_d2(q, seed);
+    return gorge_gradient_noise_d2(q, seed);
+}
+
+// ---- Fractals (fractal.hpp) ---------------------------------------------------------------------
+// Octave o samples the basis at freq_o p with seed gorge_derive_seed(seed, o).
+
+// fBm over any basis with per-octave seeds.
+vec3 gorge_fractal_sum(vec2 p, gorge_fbm_params params, int basis, uint seed) {
+    vec3 n = vec3(0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        n += amp * vec3(v.x, freq * v.y, freq * v.z);
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return n;
+}
+
+// Billow: sum of amp_o |basis|; creases where an octave crosses 0 (gradient there uses sign(0) = 0).
+vec3 gorge_billow(vec2 p, gorge_fbm_params params, int basis, uint seed) {
+    vec3 n = vec3(0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        float s = sign(v.x);
+        n += amp * vec3(abs(v.x), s * freq * v.y, s * freq * v.z);
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return n;
+}
+
+// Parameters of gorge_ridged(); gorge_ridged_params_default() gives the C++ defaults.
+struct gorge_ridged_params {
+    float frequency;   // > 0 (default 1)
+    int octaves;       // 0..32 (default 6)
+    float lacunarity;  // > 0 (default 2)
+    float gain;        // (default 0.5)
+    float offset;      // ridge height before squaring (default 1)
+    float feedback;    // >= 0, how strongly an octave gates the next (default 2)
+};
+
+gorge_ridged_params gorge_ridged_params_default() { return gorge_ridged_params(1.0, 6, 2.0, 0.5, 1.0, 2.0); }
+
+// Musgrave's ridged multifractal with the exact gradient (chain rule through the weights).
+vec3 gorge_ridged(vec2 p, gorge_ridged_params params, int basis, uint seed) {
+    float value = 0.0;
+    vec2 grad = vec2(0.0);
+    float weight = 1.0;
+    vec2 weight_grad = vec2(0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        float ridge = params.offset - abs(v.x);
+        vec2 ridge_grad = v.yz * (-sign(v.x) * freq);
+        float signal = ridge * ridge * weight;
+        vec2 signal_grad = (2.0 * ridge * weight) * ridge_grad + (ridge * ridge) * weight_grad;
+        value += amp * signal;
+        grad += amp * signal_grad;
+        float gated = signal * params.feedback;
+        weight = min(gated, 1.0);
+        weight_grad = (gated < 1.0 ? params.feedback : 0.0) * signal_grad;
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return vec3(value, grad);
+}
+
+// Parameters of gorge_damped_fbm(); gorge_damped_fbm_params_default() gives the C++ defaults.
+struct gorge_damped_fbm_params {
+    float frequency;   // > 0 (default 1)
+    int octaves;       // 0..32 (default 6)
+    float lacunarity;  // > 0 (default 2)
+    float gain;        // (default 0.5)
+    float damping;     // >= 0, strength c of 1 / (1 + c |D|^2) (default 1)
+};
+
+gorge_damped_fbm_params gorge_damped_fbm_params_default() { return gorge_damped_fbm_params(1.0, 6, 2.0, 0.5, 1.0); }
+
+// Derivative-damped fBm after Inigo Quilez, with the exact gradient (damping's derivative included).
+vec3 gorge_damped_fbm(vec2 p, gorge_damped_fbm_params params, int basis, uint seed) {
+    float value = 0.0;
+    vec2 grad = vec2(0.0);
+    vec2 d = vec2(0.0);
+    float jxx = 0.0, jxy = 0.0, jyy = 0.0;
+    float freq = params.frequency;
+    float amp = 1.0;
+    float c = params.damping;
+    for (int o = 0; o < params.octaves; ++o) {
+        gorge_noise_d2 n = gorge_basis_eval_d2(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        d += n.gradient;
+        jxx += freq * n.dxx;
+        jxy += freq * n.dxy;
+        jyy += freq * n.dyy;
+        float inv = 1.0 / (1.0 + c * dot(d, d));
+        vec2 grad_d2 = vec2(2.0 * (jxx * d.x + jxy * d.y), 2.0 * (jxy * d.x + jyy * d.y));
+        value += amp * n.value * inv;
+        grad += amp * (n.gradient * (freq * inv) - grad_d2 * (n.value * c * inv * inv));
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return vec3(value, grad);
+}
+
+// ---- Field combinators (field.hpp) --------------------------------------------------------------
+// On samples v = (value, d/dx, d/dy) already evaluated at the same p; each keeps the gradient exact.
+
+vec3 gorge_sum(vec3 a, vec3 b) { return a + b; }
+vec3 gorge_scale(vec3 v, float factor) { return v * factor; }
+vec3 gorge_offset(vec3 v, float constant) { return vec3(v.x + constant, v.y, v.z); }
+
+// a * b by the product rule.
+vec3 gorge_product(vec3 a, vec3 b) { return vec3(a.x * b.x, a.y * b.x + a.x * b.y, a.z * b.x + a.x * b.z); }
+
+// clamp(v, lo, hi); the gradient is 0 where the clamp is active.
+vec3 gorge_clamped(vec3 v, float lo, float hi) {
+    float keep = v.x > lo ? (v.x < hi ? 1.0 : 0.0) : 0.0;
+    return vec3(clamp(v.x, lo, hi), v.y * keep, v.z * keep);
+}
+
+// A profile g applied to the value: g = (g(v.x), g'(v.x)), e.g. from gorge_power_profile.
+vec3 gorge_apply_profile(vec3 v, vec2 g) { return vec3(g.x, g.y * v.y, g.y * v.z); }
+
+// Domain transform f(M p + t): evaluate f at gorge_transform_point(m, t, p), then pass the sample
+// through gorge_transform_gradient(m, v) (gradient M^T grad f). mat2 is column-major as in glm.
+vec2 gorge_transform_point(mat2 m, vec2 t, vec2 p) {
+    return vec2(m[0][0] * p.x + m[1][0] * p.y + t.x, m[0][1] * p.x + m[1][1] * p.y + t.y);
+}
+vec3 gorge_transform_gradient(mat2 m, vec3 v) {
+    return vec3(v.x, m[0][0] * v.y + m[0][1] * v.z, m[1][0] * v.y + m[1][1] * v.z);
+}
+
+// Domain warp f(p_n), p_0 = p, p_{k+1} = p + s (wx(p_k), wy(p_k)), with its exact gradient
+// J_n^T grad f(p_n). Without closures the caller runs the loop:
+//     gorge_warp w = gorge_warp_begin(p);
+//     for (int k = 0; k < iterations; ++k)
+//         w = gorge_warp_step(w, p, wx_field(w.q), wy_field(w.q), strength);
+//     vec3 result = gorge_warp_end(w, f_field(w.q));
+struct gorge_warp {
+    vec2 q;                     // current warped point p_k
+    float jxx, jxy, jyx, jyy;   // J = dq/dp; rows are the gradients of q.x and q.y
+};
+
+gorge_warp gorge_warp_begin(vec2 p) { return gorge_warp(p, 1.0, 0.0, 0.0, 1.0); }
+
+gorge_warp gorge_warp_step(gorge_warp w, vec2 p, vec3 a, vec3 b, float s) {
+    float nxx = w.jxx * a.y + w.jyx * a.z, nxy = w.jxy * a.y + w.jyy * a.z;
+    float nyx = w.jxx * b.y + w.jyx * b.z, nyy = w.jxy * b.y + w.jyy * b.z;
+    return gorge_warp(vec2(p.x + s * a.x, p.y + s * b.x), 1.0 + s * nxx, s * nxy, s * nyx, 1.0 + s * nyy);
+}
+
+vec3 gorge_warp_end(gorge_warp w, vec3 v) {
+    return vec3(v.x, w.jxx * v.y + w.jyx * v.z, w.jxy * v.y + w.jyy * v.z);
+}
+
+// ---- Island shaping (island.hpp) ----------------------------------------------------------------
+
+// Redistribution sign(e) |e|^k and its slope k |e|^(k - 1) (0 at e = 0 unless k = 1). GLSL's pow
+// is undefined at 0, so e = 0 is spelt out (C++ gets the same 0 from sign(0)).
+vec2 gorge_power_profile(float e, float exponent) {
+    float a = abs(e);
+    bool positive = a > 0.0;
+    float slope_at_zero = exponent == 1.0 ? 1.0 : 0.0;
+    return vec2(positive ? sign(e) * pow(a, exponent) : 0.0,
+                positive ? exponent * pow(a, exponent - 1.0) : slope_at_zero);
+}
+
+// Smooth terraces: `steps` treads per unit, risers taking the fraction `ramp` in (0, 1].
+vec2 gorge_terrace_profile(float e, float steps, float ramp) {
+    float t = e * steps;
+    float i = floor(t);
+    float f = t - i;
+    float x = gorge_detail_saturate((f - (1.0 - ramp)) / ramp);
+    return vec2((i + x * x * (3.0 - 2.0 * x)) / steps, 6.0 * x * (1.0 - x) / ramp);
+}
+
+vec3 gorge_redistribute(vec3 v, float exponent) { return gorge_apply_profile(v, gorge_power_profile(v.x, exponent)); }
+vec3 gorge_terrace(vec3 v, float steps, float ramp) { return gorge_apply_profile(v, gorge_terrace_profile(v.x, steps, ramp)); }
+
+// d = min(1, |n|) with its gradient (0 outside the unit circle and at the centre).
+vec3 gorge_radial_distance(vec2 n) {
+    float r = length(n);
+    float inv_r = 1.0 / (r > 0.0 ? r : 1.0);
+    float slope = r < 1.0 ? (r > 0.0 ? inv_r : 0.0) : 0.0;
+    return vec3(min(r, 1.0), n.x * slope, n.y * slope);
+}
+
+// d = 1 - (1 - nx^2)(1 - ny^2), n clamped to [-1, 1]^2, with its gradient (0 outside the square).
+vec3 gorge_square_bump_distance(vec2 n) {
+    float x = clamp(n.x, -1.0, 1.0), y = clamp(n.y, -1.0, 1.0);
+    float ax = 1.0 - x * x, ay = 1.0 - y * y;
+    float kx = abs(n.x) < 1.0 ? 1.0 : 0.0;
+    float ky = abs(n.y) < 1.0 ? 1.0 : 0.0;
+    return vec3(1.0 - ax * ay, 2.0 * x * ay * kx, 2.0 * y * ax * ky);
+}
+
+const int gorge_falloff_radial = 0;       // round islands
+const int gorge_falloff_square_bump = 1;  // fills a square map
+
+struct gorge_falloff_params {
+    vec2 centre;     // island centre in p units (default (0, 0))
+    float radius;    // p distance mapped to |n| = 1, > 0 (default 1)
+    int shape;       // gorge_falloff_radial or gorge_falloff_square_bump (default radial)
+    float amount;    // 0..1, how far e is pulled towards 1 - d (default 0.75)
+};
+
+gorge_falloff_params gorge_falloff_params_default() {
+    return gorge_falloff_params(vec2(0.0), 1.0, gorge_falloff_radial, 0.75);
+}
+
+// mix(e, 1 - d(n), amount) with n = (p - centre) / radius; e is the field sampled at p.
+vec3 gorge_island_falloff(vec3 e, vec2 p, gorge_falloff_params params) {
+    float inv_radius = 1.0 / params.radius;
+    vec2 n = vec2((p.x - params.centre.x) * inv_radius, (p.y - params.centre.y) * inv_radius);
+    vec3 d = params.shape == gorge_falloff_radial ? gorge_radial_distance(n) : gorge_square_bump_distance(n);
+    float m = params.amount;
+    float keep = 1.0 - m;
+    return vec3(keep * e.x + m * (1.0 - d.x), keep * e.y - m * d.y * inv_radius, keep * e.z - m * d.z * inv_radius);
+}
+
+// Seed streams of the island recipe.
+const uint gorge_island_stream_height = 0u;
+const uint gorge_island_stream_warp_x = 1u;
+const uint gorge_island_stream_warp_y = 2u;
+const uint gorge_island_stream_moisture = 3u;
+
+// Parameters of the island recipe, field for field gorge::island_params (warp_params flattened).
+struct gorge_island_params {
+    gorge_fbm_params terrain;      // (default frequency 2, 6 octaves, lacunarity 2, gain 0.5)
+    gorge_fbm_params warp_noise;   // (default 1.5, 4, 2, 0.5)
+    float warp_strength;           // (default 0.35)
+    int warp_iterations;           // 0..16 (default 1)
+    float contrast;                // e = sat(0.5 + contrast * fBm), > 0 (default 1.5)
+    float exponent;                // redistribution k, > 0 (default 1.8)
+    gorge_falloff_params falloff;  // (default radial, amount 0.75)
+    gorge_fbm_params moisture;     // (default 1.5, 4, 2, 0.5)
+    float sea_level;               // 0..1 (default 0.3; not used by the fields)
+};
+
+gorge_island_params gorge_island_params_default() {
+    return gorge_island_params(gorge_fbm_params(2.0, 6, 2.0, 0.5), gorge_fbm_params(1.5, 4, 2.0, 0.5), 0.35, 1, 1.5,
+                               1.8, gorge_falloff_params_default(), gorge_fbm_params(1.5, 4, 2.0, 0.5), 0.3);
+}
+
+// Red Blob Games' island: e = sat(0.5 + contrast * warped fBm), redistributed, then the falloff.
+vec3 gorge_island_height(vec2 p, gorge_island_params params, int basis, uint seed) {
+    uint terrain_seed = gorge_derive_seed(seed, gorge_island_stream_height);
+    uint wx_seed = gorge_derive_seed(seed, gorge_island_stream_warp_x);
+    uint wy_seed = gorge_derive_seed(seed, gorge_island_stream_warp_y);
+    gorge_warp w = gorge_warp_begin(p);
+    for (int k = 0; k < params.warp_iterations; ++k) {
+        w = gorge_warp_step(w, p, gorge_fractal_sum(w.q, params.warp_noise, basis, wx_seed),
+                            gorge_fractal_sum(w.q, params.warp_noise, basis, wy_seed), params.warp_strength);
+    }
+    vec3 warped = gorge_warp_end(w, gorge_fractal_sum(w.q, params.terrain, basis, terrain_seed));
+    vec3 e = gorge_clamped(gorge_offset(gorge_scale(warped, params.contrast), 0.5), 0.0, 1.0);
+    return gorge_island_falloff(gorge_redistribute(e, params.exponent), p, params.falloff);
+}
+
+// Moisture in [0, 1] from the same seed, independent of the height field.
+vec3 gorge_island_moisture(vec2 p, gorge_island_params params, int basis, uint seed) {
+    vec3 m = gorge_fractal_sum(p, params.moisture, basis, gorge_derive_seed(seed, gorge_island_stream_moisture));
+    return gorge_clamped(gorge_offset(gorge_scale(m, params.contrast), 0.5), 0.0, 1.0);
 }
 
 #endif  // GORGE_GLSL
