@@ -142,79 +142,83 @@ inline double next_up(double v) {
     return v;
 }
 
-/// Priority-queue entry ordering cells by (height, index). For float heights and 32-bit indices
-/// the pair packs into one 64-bit integer whose unsigned order is that order (the float's bits
-/// are mapped so that integer order equals numeric order for all non-NaN values except that
-/// -0 < +0, which the fill avoids by storing -0 as +0).
-template <class T, class I>
-struct flood_key {
-    T z;
-    I index;
-    static flood_key make(T z, I i) { return {z, i}; }
-    I cell() const { return index; }
-    bool operator<(const flood_key& o) const { return z < o.z || (z == o.z && index < o.index); }
-};
+/// Integer whose unsigned order equals the numeric order of the (non-NaN) float or double v,
+/// except that -0 sorts before +0 (the fills store -0 as +0, so that never matters).
+inline std::uint32_t ordered_bits(float v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    // Negative values: flip every bit (larger magnitudes sort first); others: set the sign bit.
+    const std::uint32_t flip = (static_cast<std::uint32_t>(0) - (bits >> 31)) | 0x80000000u;
+    return bits ^ flip;
+}
+inline std::uint64_t ordered_bits(double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const std::uint64_t flip = (static_cast<std::uint64_t>(0) - (bits >> 63)) | 0x8000000000000000u;
+    return bits ^ flip;
+}
 
-template <>
-struct flood_key<float, std::uint32_t> {
-    std::uint64_t key;
-    static flood_key make(float z, std::uint32_t i) {
-        std::uint32_t bits;
-        std::memcpy(&bits, &z, sizeof bits);
-        // Negative floats: flip all bits (larger magnitude sorts first); others: set the sign bit.
-        const std::uint32_t sign_mask = static_cast<std::uint32_t>(0) - (bits >> 31);
-        bits ^= sign_mask | 0x80000000u;
-        return {(static_cast<std::uint64_t>(bits) << 32) | i};
-    }
-    std::uint32_t cell() const { return static_cast<std::uint32_t>(key); }
-    bool operator<(const flood_key& o) const { return key < o.key; }
-};
+/// Number of bits needed to write k (0 for 0).
+template <class K>
+inline int bit_width(K k) {
+    static_assert(std::is_unsigned<K>::value && sizeof(K) <= 8, "bit_width of an unsigned integer");
+#if defined(__GNUC__) || defined(__clang__)
+    return k == 0 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(k));
+#else
+    int n = 0;
+    for (; k != 0; k >>= 1) ++n;
+    return n;
+#endif
+}
 
-/// Binary min-heap. pop() uses Floyd's bottom-up sift: the hole left at the root descends along
-/// the smaller children to a leaf (one comparison per level), then the last element rises from
-/// there; most elements belong near the bottom, so this saves about half the comparisons.
-template <class Key>
-class min_heap {
+/// Monotone priority queue of cells keyed by ordered height bits: a radix heap (Ahuja, Mehlhorn,
+/// Orlin & Tarjan 1990, "Faster algorithms for the shortest path problem", J. ACM 37(2)). It
+/// needs every pushed key to be >= the last popped one, which holds for Priority-Flood: a cell
+/// enters the queue only when it is higher than the cell being processed. Bucket 0 holds the keys
+/// equal to the last popped key; bucket b >= 1 the keys whose highest bit differing from it is
+/// bit b - 1. Popping from an empty bucket 0 finds the minimum of the first non-empty bucket and
+/// redistributes that bucket into lower ones; each cell moves at most (key bits) times, and in
+/// practice a couple of times, by sequential vector operations instead of the binary heap's
+/// cache-missing sifts. Equal keys come out last in, first out: deterministic, as the whole queue
+/// is gorge's own code.
+template <class K, class I>
+class radix_heap {
 public:
-    bool empty() const { return items_.empty(); }
-    const Key& top() const { return items_.front(); }
-    void push(Key k) {
-        std::size_t i = items_.size();
-        items_.push_back(k);
-        while (i > 0) {
-            const std::size_t parent = (i - 1) / 2;
-            if (!(k < items_[parent])) break;
-            items_[i] = items_[parent];
-            i = parent;
-        }
-        items_[i] = k;
+    bool empty() const { return size_ == 0; }
+    void push(K key, I cell) {
+        GORGE_ASSERT(key >= last_, "gorge: radix_heap keys must not decrease");
+        buckets_[static_cast<std::size_t>(bucket_of(key))].push_back({key, cell});
+        ++size_;
     }
-    Key pop() {
-        const Key result = items_.front();
-        const Key last = items_.back();
-        items_.pop_back();
-        const std::size_t n = items_.size();
-        if (n == 0) return result;
-        std::size_t hole = 0;
-        for (;;) {
-            std::size_t child = 2 * hole + 1;
-            if (child >= n) break;
-            if (child + 1 < n && items_[child + 1] < items_[child]) ++child;
-            items_[hole] = items_[child];
-            hole = child;
-        }
-        while (hole > 0) {
-            const std::size_t parent = (hole - 1) / 2;
-            if (!(last < items_[parent])) break;
-            items_[hole] = items_[parent];
-            hole = parent;
-        }
-        items_[hole] = last;
-        return result;
+    /// Removes and returns a cell of the smallest key; the queue must not be empty.
+    I pop() {
+        if (buckets_[0].empty()) refill();
+        const I cell = buckets_[0].back().cell;
+        buckets_[0].pop_back();
+        --size_;
+        return cell;
     }
 
 private:
-    std::vector<Key> items_;
+    static constexpr int key_bits = static_cast<int>(sizeof(K) * 8);
+    struct entry {
+        K key;
+        I cell;
+    };
+    int bucket_of(K key) const { return bit_width(static_cast<K>(key ^ last_)); }
+    void refill() {
+        std::size_t b = 1;
+        while (buckets_[b].empty()) ++b;
+        std::vector<entry>& from = buckets_[b];
+        K smallest = from.front().key;
+        for (const entry& e : from) smallest = e.key < smallest ? e.key : smallest;
+        last_ = smallest;
+        for (const entry& e : from) buckets_[static_cast<std::size_t>(bucket_of(e.key))].push_back(e);
+        from.clear();
+    }
+    std::vector<entry> buckets_[key_bits + 1];
+    K last_ = 0;
+    std::size_t size_ = 0;
 };
 
 /// FIFO of cell indices for cells inside pits. It empties often, so a vector with a read
@@ -323,8 +327,7 @@ struct padded_heights {
 /// working copy, with cell indices of type I.
 template <bool epsilon, class I, class T>
 void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* who) {
-    using key = flood_key<T, I>;
-    min_heap<key> open;
+    radix_heap<decltype(ordered_bits(T())), I> open;
     pit_queue<I> pit;
     T* const z = work.z.data();
     std::uint8_t* const closed = work.closed.data();
@@ -333,7 +336,7 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
 
     work.for_each_outlet([&](std::size_t i) {
         closed[i] = 1;
-        open.push(key::make(z[i], static_cast<I>(i)));
+        open.push(ordered_bits(z[i]), static_cast<I>(i));
     });
 
     T spill = T(0);  // height of the open cell whose pit is being drained (epsilon statistics)
@@ -344,7 +347,7 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
         if (!pit.empty()) {
             c = pit.pop();
         } else {
-            c = open.pop().cell();
+            c = open.pop();
             spill = z[c];
         }
         const T zc = z[c];
@@ -368,7 +371,7 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
                 z[n] = raised;
                 pit.push(static_cast<I>(n));
             } else {
-                open.push(key::make(zn, static_cast<I>(n)));
+                open.push(ordered_bits(zn), static_cast<I>(n));
             }
         }
     }

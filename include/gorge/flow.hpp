@@ -105,24 +105,30 @@ std::uint8_t d8_cell_checked(grid_view<const T> h, std::ptrdiff_t x, std::ptrdif
 }
 
 /// Directions of the inner cells 1..w-2 of inner row y (all neighbours exist, no no-data).
+/// Written without branches or arrays, and with the running best code held as T, so that
+/// compilers vectorise the row (compare and blend per neighbour).
 template <d8_rule rule, class T>
 void d8_inner_row(grid_view<const T> h, std::ptrdiff_t y, std::uint8_t* out) {
     const T* up = h.row(y - 1);
     const T* mid = h.row(y);
     const T* down = h.row(y + 1);
     const std::ptrdiff_t last = h.width() - 1;
+    const T diagonal = rule == d8_rule::steepest ? inv_sqrt2<T> : T(1);
     for (std::ptrdiff_t x = 1; x < last; ++x) {
         const T z = mid[x];
-        // The drops to each neighbour in code order E, SE, S, SW, W, NW, N, NE.
-        const T drop[8] = {z - mid[x + 1], z - down[x + 1], z - down[x], z - down[x - 1],
-                           z - mid[x - 1], z - up[x - 1],   z - up[x],   z - up[x + 1]};
         T best = T(0);
-        int best_code = d8_sink;
+        T code = T(d8_sink);
+        // Neighbours in code order E, SE, S, SW, W, NW, N, NE; a later one must be strictly
+        // steeper to win, which is the documented tie rule.
+        const T score[8] = {z - mid[x + 1],             (z - down[x + 1]) * diagonal, z - down[x],
+                            (z - down[x - 1]) * diagonal, z - mid[x - 1],           (z - up[x - 1]) * diagonal,
+                            z - up[x],                    (z - up[x + 1]) * diagonal};
         for (int k = 0; k < 8; ++k) {
-            const T score = rule == d8_rule::steepest && (k & 1) ? drop[k] * inv_sqrt2<T> : drop[k];
-            d8_consider(score, k, best, best_code);
+            const bool take = score[k] > best;
+            code = take ? T(k) : code;
+            best = take ? score[k] : best;
         }
-        out[x] = static_cast<std::uint8_t>(best_code);
+        out[x] = static_cast<std::uint8_t>(code);
     }
 }
 
@@ -136,55 +142,62 @@ void d8_inner_row(grid_view<const T> h, std::ptrdiff_t y, std::uint8_t* out) {
 template <class A>
 void accumulate_flow(grid_view<const std::uint8_t> dirs, grid<A>& acc, const char* who) {
     const std::ptrdiff_t w = dirs.width(), h = dirs.height();
-    // In-degree of every cell; done_mark flags cells already passed downstream.
-    constexpr std::uint8_t done_mark = 0xFF;
-    std::vector<std::uint8_t> indegree(dirs.size(), 0);
+    // One byte per cell keeps the walk's memory traffic low: the low nibble is the direction code,
+    // the high nibble the number of upstream cells that have not passed their value on yet (0..8),
+    // or done_mark once the cell has passed its own value downstream.
+    constexpr unsigned nibble = 4, code_mask = 0x0Fu, one_inflow = 1u << nibble;
+    constexpr std::uint8_t done_mark = 0xF0;
+    std::vector<std::uint8_t> state(dirs.size(), 0);
+    std::ptrdiff_t offset[8];
+    for (int k = 0; k < 8; ++k) offset[k] = d8_dy[k] * w + d8_dx[k];
     std::size_t data_cells = 0;
     for (std::ptrdiff_t y = 0; y < h; ++y) {
         const std::uint8_t* r = dirs.row(y);
+        const bool edge_row = y == 0 || y == h - 1;
         for (std::ptrdiff_t x = 0; x < w; ++x) {
             const std::uint8_t code = r[x];
+            const std::ptrdiff_t i = y * w + x;
+            if (code > d8_no_data) throw_bad_direction(who, x, y, "is not a valid code (0..7, d8_sink or d8_no_data)");
+            std::uint8_t& cell = state[static_cast<std::size_t>(i)];
+            cell = static_cast<std::uint8_t>((cell & ~code_mask) | code);
             if (code == d8_no_data) continue;
             ++data_cells;
             if (code == d8_sink) continue;
-            if (code > d8_no_data) throw_bad_direction(who, x, y, "is not a valid code (0..7, d8_sink or d8_no_data)");
             const std::ptrdiff_t tx = x + d8_dx[code], ty = y + d8_dy[code];
-            if (!dirs.contains(tx, ty)) throw_bad_direction(who, x, y, "points off the map");
-            if (dirs(tx, ty) == d8_no_data) throw_bad_direction(who, x, y, "points into a no-data cell");
-            ++indegree[static_cast<std::size_t>(ty * w + tx)];
+            if ((edge_row || x == 0 || x == w - 1) && !dirs.contains(tx, ty))
+                throw_bad_direction(who, x, y, "points off the map");
+            if (dirs.row(ty)[tx] == d8_no_data) throw_bad_direction(who, x, y, "points into a no-data cell");
+            state[static_cast<std::size_t>(i + offset[code])] += one_inflow;
         }
     }
     A* const a = acc.data();
+    std::uint8_t* const st = state.data();
     std::size_t visited = 0;
-    for (std::ptrdiff_t y = 0; y < h; ++y) {
-        const std::uint8_t* r = dirs.row(y);
-        for (std::ptrdiff_t x = 0; x < w; ++x) {
-            std::size_t i = static_cast<std::size_t>(y * w + x);
-            if (indegree[i] != 0 || r[x] == d8_no_data) continue;  // not a source, or done, or no data
-            // Walk downstream from this source while each next cell has received all its inflow.
-            std::ptrdiff_t cx = x, cy = y;
-            for (;;) {
-                indegree[i] = done_mark;
-                ++visited;
-                const std::uint8_t code = dirs(cx, cy);
-                if (code == d8_sink) break;
-                cx += d8_dx[code];
-                cy += d8_dy[code];
-                const std::size_t next = static_cast<std::size_t>(cy * w + cx);
-                a[next] += a[i];
-                i = next;
-                if (--indegree[i] != 0) break;
-            }
+    const std::ptrdiff_t cells = w * h;
+    for (std::ptrdiff_t start = 0; start < cells; ++start) {
+        std::uint8_t s = st[start];
+        // Sources only: no pending inflow, not done, and data.
+        if ((s >> nibble) != 0 || (s & code_mask) == d8_no_data) continue;
+        // Walk downstream while each next cell has now received all its inflow.
+        std::ptrdiff_t i = start;
+        for (;;) {
+            const unsigned code = s & code_mask;
+            st[i] = static_cast<std::uint8_t>(done_mark | code);
+            ++visited;
+            if (code == d8_sink) break;
+            const std::ptrdiff_t next = i + offset[code];
+            a[next] += a[i];
+            s = static_cast<std::uint8_t>(st[next] - one_inflow);
+            st[next] = s;
+            if ((s >> nibble) != 0) break;
+            i = next;
         }
     }
     if (visited != data_cells) {
         // Cells left unvisited lie on or downstream of a cycle; name the first of them.
-        for (std::ptrdiff_t y = 0; y < h; ++y)
-            for (std::ptrdiff_t x = 0; x < w; ++x) {
-                const std::size_t i = static_cast<std::size_t>(y * w + x);
-                if (indegree[i] != done_mark && dirs(x, y) != d8_no_data)
-                    throw_bad_direction(who, x, y, "lies on or below a cycle of directions");
-            }
+        for (std::ptrdiff_t i = 0; i < cells; ++i)
+            if ((st[i] & done_mark) != done_mark && (st[i] & code_mask) != d8_no_data)
+                throw_bad_direction(who, i % w, i / w, "lies on or below a cycle of directions");
     }
 }
 
@@ -229,11 +242,12 @@ inline grid<std::uint32_t> flow_accumulation(grid_view<const std::uint8_t> direc
     if (directions.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::invalid_argument("gorge::flow_accumulation: the map has more than 2^32 - 1 cells; "
                                     "use the weighted overload with double weights");
-    grid<std::uint32_t> acc(directions.width(), directions.height());
+    grid<std::uint32_t> acc(directions.width(), directions.height(), 1u);
     for (std::ptrdiff_t y = 0; y < directions.height(); ++y) {
         const std::uint8_t* r = directions.row(y);
         std::uint32_t* a = acc.data() + y * directions.width();
-        for (std::ptrdiff_t x = 0; x < directions.width(); ++x) a[x] = r[x] == d8_no_data ? 0u : 1u;
+        for (std::ptrdiff_t x = 0; x < directions.width(); ++x)
+            if (r[x] == d8_no_data) a[x] = 0u;
     }
     detail::accumulate_flow(directions, acc, "gorge::flow_accumulation");
     return acc;
