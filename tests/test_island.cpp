@@ -253,3 +253,21 @@ TEST_CASE("island parameters are validated by name", "[island][validation]") {
     expect_throw_naming([&] { (void)gorge::island_falloff([](auto q) { return glm::vec<3, decltype(q.x)>(0); }, fp); },
                         "radius");
 }
+
+TEST_CASE("the recipe written out with combinators is island_height_field", "[island][recipe]") {
+    // The README's few-line version of the recipe, with the seeds derived as documented.
+    using namespace gorge;
+    const std::uint32_t seed = 12;
+    const fractal_sum_field terrain(fbm_params<float>{2, 6, 2, 0.5f}, derive_seed(seed, island_stream::height));
+    const fractal_sum_field warp_x(fbm_params<float>{1.5f, 4, 2, 0.5f}, derive_seed(seed, island_stream::warp_x));
+    const fractal_sum_field warp_y(fbm_params<float>{1.5f, 4, 2, 0.5f}, derive_seed(seed, island_stream::warp_y));
+    const auto e = clamped(offset(scale(warp(terrain, warp_x, warp_y, 0.35f), 1.5f), 0.5f), 0.0f, 1.0f);
+    const auto island = island_falloff(redistribute(e, 1.8f), falloff_params<float>{});
+
+    const auto packaged = island_height_field(island_params<float>{}, seed);
+    for (int y = -10; y <= 10; ++y)
+        for (int x = -10; x <= 10; ++x) {
+            const glm::vec2 p(float(x) / 8.0f, float(y) / 8.0f);
+            CHECK(island(p) == packaged(p));
+        }
+}

@@ -192,7 +192,7 @@ struct damped_fbm_params {
     }
 };
 
-/// Derivative-damped fBm after Inigo Quilez ("More Noise", https://iquilezles.org/articles/morenoise/):
+/// Derivative-damped fBm after Inigo Quilez (https://iquilezles.org/articles/morenoise/, 2008):
 /// each octave is divided by 1 + c |D_o|^2, where D_o = sum_{k <= o} grad_q n_k is the running
 /// sum of the octaves' gradients in their own coordinates q_k = freq_k p (Quilez's `d`). Steep
 /// places accumulate a large D and lose their fine detail, which reads as erosion:

@@ -6,8 +6,8 @@
 // hash policy's 2-vector for that point, so the noise is seeded exactly like gradient_noise (and
 // with the same seed the two fields are not independent: use derive_seed() to combine them).
 // Compared with gradient noise it has more low-frequency energy and visible lattice alignment, the
-// "blobby" look some terrains want (Inigo Quilez, "Value Noise Derivatives", 2008, uses it for
-// the derivative-damped fBm).
+// "blobby" look some terrains want; Inigo Quilez builds his derivative-damped fBm on it
+// (https://iquilezles.org/articles/morenoise/, 2008; gorge/fractal.hpp's damped_fbm).
 //
 // Range: the value is a convex combination of lattice values in [-1, 1), so it lies in [-1, 1).
 // Limits: as gorge/noise.hpp (lattice coordinates must fit in int32; prefer double far away).
