@@ -239,8 +239,10 @@ struct island_params {
 };
 
 /// Red Blob's island: e = sat(0.5 + contrast · warped fBm), redistributed as e^k, then pulled
-/// towards 1 - d by the falloff. Values in [0, 1]; gradient exact except at the kinks of the
-/// clamp (sat) and the falloff distance. Throws std::invalid_argument for invalid params.
+/// towards 1 - d by the falloff. The warp moves only the noise, never the falloff (d is measured
+/// at the unwarped p), so the border guarantee of island_params::guarantees_island() holds
+/// whatever the noise does. Values in [0, 1]; gradient exact except at the kinks of the clamp
+/// (sat) and of the falloff distance. Throws std::invalid_argument for invalid params.
 template <class S, class Basis = gradient_basis<>>
 auto island_height_field(const island_params<S>& params, std::uint32_t seed = 0) {
     params.validate();
