@@ -9,7 +9,9 @@
 // Tolerances:
 //   pcg3d hashes, derive_seed          bit-exact
 //   shadertoy hashes                   within 1e-4 (float hash; a device may round differently)
-//   heights, gradients, noise, phase   within 1e-4 absolute (Hessians too)
+//   heights, gradients, noise, phase   within 1e-4 absolute (Hessians too), except the gradients
+//                                      of the fractal noise fields: 1e-4 times their highest
+//                                      frequency (see fractal_gradient_tolerance)
 //   ridge maps                         within 1e-2 absolute
 // Rows far from the origin (|p| up to 1000, pcg3d noise only) are compared the same way and with
 // the same tolerances, reported apart: the double reference is out of float's reach there, but GPU
@@ -112,6 +114,11 @@ struct output_check {
     std::string name;
     int slot;
     double tolerance;  // < 0: bit-exact
+    /// Tolerance times max(1, largest |C++ value| of this output over the group). For Hessians:
+    /// they are third derivatives times the float rounding of the position, which on a device
+    /// that fuses multiply-adds makes the simplex Hessians (magnitudes up to ~100) differ by
+    /// ~9e-5 on an NVIDIA H200 at |q| <= 6.
+    bool relative_to_range = false;
     double worst = 0.0;
     std::size_t worst_line = 0;
     double worst_reference = 0.0;
@@ -300,8 +307,20 @@ decltype(auto) with_basis(std::uint32_t basis, F&& f) {
     return f(gorge::gradient_basis<Hash>{});
 }
 
-std::vector<output_check> outputs3(const char* a, const char* b, const char* c, int first = 0) {
-    return {{a, first, value_tolerance}, {b, first + 1, value_tolerance}, {c, first + 2, value_tolerance}};
+// Gradient tolerance of a fractal field: 1e-4 times its highest octave frequency. In float, the
+// lattice-relative position of octave o carries an absolute rounding error of about
+// ulp(freq_o |p|), and a device that fuses multiply-adds rounds it differently from the C++ path;
+// the gradient (freq_o times the basis gradient) then differs by about freq_o * Hessian * that
+// error, i.e. in proportion to the frequency. On an NVIDIA H200 the simplex fractals differ by up
+// to ~1.5e-3 at a top frequency of 64 (the island); lavapipe stays near 1e-5. Values are held to
+// the plain 1e-4.
+double fractal_gradient_tolerance(double frequency, int octaves, double lacunarity) {
+    return value_tolerance * std::max(1.0, frequency * std::pow(lacunarity, octaves - 1));
+}
+
+std::vector<output_check> outputs3(const char* a, const char* b, const char* c, int first = 0,
+                                   double gradient_tolerance = value_tolerance) {
+    return {{a, first, value_tolerance}, {b, first + 1, gradient_tolerance}, {c, first + 2, gradient_tolerance}};
 }
 
 void fill_noise_field_rows(batch& b, std::vector<group>& groups) {
@@ -322,7 +341,8 @@ void fill_noise_field_rows(batch& b, std::vector<group>& groups) {
         for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
             g = int(groups.size());
             std::vector<output_check> outs = outputs3("value", "dx", "dy");
-            for (const char* h : {"dxx", "dxy", "dyy"}) outs.push_back({h, int(outs.size()), value_tolerance});
+            // Hessians: 1e-4 relative to their largest magnitude over the points (see relative_to_range).
+            for (const char* h : {"dxx", "dxy", "dyy"}) outs.push_back({h, int(outs.size()), value_tolerance, true});
             groups.push_back({std::string(basis_names[basis]) + " noise d2 " + b.hash, "point", outs});
             for (int i = 0; i < field_points; ++i) {
                 const glm::vec2 q = r2_point(i, -6.0f, 6.0f);
@@ -338,16 +358,20 @@ void fill_noise_field_rows(batch& b, std::vector<group>& groups) {
         const char* const fractal_names[] = {"fractal_sum", "billow", "ridged", "damped_fbm"};
         for (std::uint32_t which : {fractal_sum, fractal_billow, fractal_ridged, fractal_damped}) {
             for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
+                // fBm-like parameters: 5 octaves from frequency 1.5; ridged and damped defaults.
+                const gorge::fbm_params<float> fp{1.5f, 5, 2.0f, 0.5f};
+                const gorge::ridged_params<float> rp{};
+                const gorge::damped_fbm_params<float> dp{};
+                const double grad_tol =
+                    which == fractal_ridged   ? fractal_gradient_tolerance(rp.frequency, rp.octaves, rp.lacunarity)
+                    : which == fractal_damped ? fractal_gradient_tolerance(dp.frequency, dp.octaves, dp.lacunarity)
+                                              : fractal_gradient_tolerance(fp.frequency, fp.octaves, fp.lacunarity);
                 g = int(groups.size());
                 groups.push_back({std::string(fractal_names[which]) + " " + basis_names[basis] + " " + b.hash, "point",
-                                  outputs3("value", "dx", "dy")});
+                                  outputs3("value", "dx", "dy", 0, grad_tol)});
                 for (int i = 0; i < field_points; ++i) {
                     const glm::vec2 p = r2_point(i, -2.0f, 2.0f);
                     const std::uint32_t seed = field_seed(i);
-                    // fBm-like parameters: 5 octaves from frequency 1.5; ridged and damped defaults.
-                    const gorge::fbm_params<float> fp{1.5f, 5, 2.0f, 0.5f};
-                    const gorge::ridged_params<float> rp{};
-                    const gorge::damped_fbm_params<float> dp{};
                     std::uint32_t* w = b.add_row(kind_fractal, g, std::size_t(i));
                     w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed, w[4] = which, w[5] = basis;
                     if (which == fractal_ridged) {
@@ -374,14 +398,19 @@ void fill_noise_field_rows(batch& b, std::vector<group>& groups) {
         // The island recipe, both falloff shapes (warp, clamp, offset, scale, redistribution, falloff).
         for (gorge::falloff_shape shape : {gorge::falloff_shape::radial, gorge::falloff_shape::square_bump}) {
             const std::uint32_t basis = shape == gorge::falloff_shape::radial ? basis_gradient : basis_simplex;
+            gorge::island_params<float> ip;
+            ip.falloff.shape = shape;
             g = int(groups.size());
-            std::vector<output_check> outs = outputs3("height", "height dx", "height dy");
-            for (const output_check& o : outputs3("moisture", "moisture dx", "moisture dy", 3)) outs.push_back(o);
+            std::vector<output_check> outs = outputs3(
+                "height", "height dx", "height dy", 0,
+                fractal_gradient_tolerance(ip.terrain.frequency, ip.terrain.octaves, ip.terrain.lacunarity));
+            for (const output_check& o :
+                 outputs3("moisture", "moisture dx", "moisture dy", 3,
+                          fractal_gradient_tolerance(ip.moisture.frequency, ip.moisture.octaves, ip.moisture.lacunarity)))
+                outs.push_back(o);
             groups.push_back({std::string("island ") + (basis == basis_gradient ? "radial gradient " : "square simplex ") +
                                   b.hash,
                               "point", outs});
-            gorge::island_params<float> ip;
-            ip.falloff.shape = shape;
             for (int i = 0; i < field_points; ++i) {
                 const glm::vec2 p = r2_point(i, -1.3f, 1.3f);
                 const std::uint32_t seed = field_seed(i);
@@ -484,6 +513,17 @@ std::vector<float> run_on_gpu(gorge_vk::context& ctx, const std::string& spirv, 
 
 void compare(const batch& b, const std::vector<float>& gpu, std::vector<group>& groups) {
     for (std::size_t r = 0; r < b.rows(); ++r) {
+        for (output_check& o : groups[std::size_t(b.group[r])].outputs) {
+            if (!o.relative_to_range) continue;
+            o.cpu_min = std::min(o.cpu_min, b.cpu[r][std::size_t(o.slot)]);
+            o.cpu_max = std::max(o.cpu_max, b.cpu[r][std::size_t(o.slot)]);
+        }
+    }
+    for (group& g : groups)
+        for (output_check& o : g.outputs)
+            if (o.relative_to_range && o.compared == 0 && o.cpu_max >= o.cpu_min)
+                o.tolerance *= std::max({1.0, std::fabs(double(o.cpu_min)), std::fabs(double(o.cpu_max))});
+    for (std::size_t r = 0; r < b.rows(); ++r) {
         group& g = groups[std::size_t(b.group[r])];
         const float* got = &gpu[r * out_words];
         for (output_check& o : g.outputs) {
@@ -546,7 +586,7 @@ int main(int argc, char** argv) {
         std::printf("\nGPU (gorge.glsl) against the C++ float path on the same inputs:\n");
         std::printf("  %-34s %-14s %9s %11s %-10s %9s %9s\n", "rows", "output", "compared", "worst", "at", "tolerance",
                     "vs ref");
-        double worst_value = 0.0, worst_ridge = 0.0;
+        double worst_value = 0.0, worst_ridge = 0.0, worst_scaled = 0.0, worst_scaled_share = 0.0;
         for (const group& g : groups) {
             for (const output_check& o : g.outputs) {
                 if (o.compared == 0) continue;
@@ -554,7 +594,7 @@ int main(int argc, char** argv) {
                 if (o.tolerance < 0)
                     std::snprintf(tol, sizeof tol, "bit-exact");
                 else
-                    std::snprintf(tol, sizeof tol, "%.0e", o.tolerance);
+                    std::snprintf(tol, sizeof tol, "%.1e", o.tolerance);
                 char at[32] = "-";
                 if (o.worst == 0.0)
                     ;
@@ -577,12 +617,19 @@ int main(int argc, char** argv) {
                                 double(o.cpu_min));
                     ok = false;
                 }
-                (o.tolerance == ridge_tolerance ? worst_ridge : worst_value) =
-                    std::max(o.tolerance == ridge_tolerance ? worst_ridge : worst_value, o.worst);
+                if (o.tolerance == ridge_tolerance) {
+                    worst_ridge = std::max(worst_ridge, o.worst);
+                } else if (o.tolerance <= value_tolerance) {
+                    worst_value = std::max(worst_value, o.worst);
+                } else {  // frequency- or range-scaled tolerances
+                    worst_scaled = std::max(worst_scaled, o.worst);
+                    worst_scaled_share = std::max(worst_scaled_share, o.worst / o.tolerance);
+                }
             }
         }
-        std::printf("\nworst |GPU - C++ float|: %.3e on heights, gradients, noise and hashes; %.3e on ridge maps\n",
-                    worst_value, worst_ridge);
+        std::printf("\nworst |GPU - C++ float|: %.3e on the outputs held to 1e-4 (or bit-exact); %.3e on ridge maps;\n"
+                    "%.3e on fractal gradients and Hessians (scaled tolerances), at most %.1f%% of its tolerance\n",
+                    worst_value, worst_ridge, worst_scaled, 100.0 * worst_scaled_share);
         std::printf("(\"vs ref\" is the GPU's worst error against the double-precision reference, for information)\n");
         std::printf("%s\n", ok ? "PASS" : "FAIL");
         return ok ? 0 : 1;
