@@ -1,5 +1,5 @@
 // gorge/glsl/gorge.glsl - the companion GLSL include: gorge's hashes, gradient noise, Phacelle
-// noise, erosion filter and demo pipeline for shaders.
+// noise, erosion filter, demo pipeline and noise fields for shaders.
 //
 // It mirrors the C++ headers section by section and line by line, with the same constants and
 // names (C++ `gorge::erosion_filter` is `gorge_erosion_filter` here, `gorge::detail::ease_out` is
@@ -27,12 +27,15 @@
 // A custom hash works the same way if it is declared before the include. Both built-in hashes are
 // always available by name, whatever GORGE_HASH says.
 //
-// Agreement with the C++ float path (checked by tests/glsl on a real Vulkan device):
-//  - pcg3d is pure 32-bit unsigned arithmetic: bit-identical to C++ on every conforming device;
+// Agreement with the C++ float path (checked by tests/glsl on Vulkan devices: Mesa's lavapipe, an
+// NVIDIA H200):
+//  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
 //  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
 //    on whether it fuses multiply-adds, so it agrees to about 1e-6 typically (1e-4 is what the test
 //    demands); the filter's straight-gully steering uses sign(sin), so at the rare points where the
-//    sine is within rounding of zero a GPU and a CPU can take different branches.
+//    sine is within rounding of zero a GPU and a CPU can take different branches. Gradients of
+//    high-frequency fractals differ more (up to a few 1e-5 times the top octave frequency), as a
+//    fused multiply-add rounds the lattice-relative position differently.
 //  - The shadertoy hash is written with `precise` where the language has it (GLSL >= 4.00, ES >=
 //    3.20), which forbids fused multiply-adds and keeps it close to the C++ bits; ES 3.00/3.10 have
 //    no such qualifier.
@@ -42,6 +45,8 @@
 // the fractional bits of the position exactly as the C++ float path does (see noise.hpp).
 // On GLSL ES the file declares highp as the default float and int precision (the hashes need
 // 32-bit integers, the noise 32-bit floats); redeclare lower defaults after it if you want them.
+// Lattice coordinates go from int to uint and back through constructors, which keep the
+// two's-complement bit pattern (as GLSL 4.50 specifies and SPIR-V's OpBitcast does).
 //
 // SPDX-License-Identifier: MPL-2.0
 
