@@ -26,8 +26,10 @@
 // either lower than it (inside a depression: raised to its height) or higher (a new frontier
 // cell). Raised cells all share the current height, so instead of the priority queue they go to a
 // plain FIFO queue that is drained first — the "improved" variant: cells inside pits cost O(1)
-// instead of O(log n). Time O(n log n) worst case, near O(n) on real terrain; one byte per cell of
-// bookkeeping plus a padded copy of the heights.
+// instead of a priority-queue operation. The priority queue is a radix heap over the heights' bit
+// patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
+// heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
+// the heights, one byte per cell of bookkeeping, and the queues.
 //
 // The epsilon fill and float precision. Each raised cell gets the next representable value above
 // its drainer (std::nextafter towards +infinity: one unit in the last place, ulp), so a flat of
@@ -52,8 +54,8 @@
 //   - Every other cell must be finite; otherwise std::invalid_argument names the cell, and the
 //     grid is left unchanged (the fill works on a copy until it has succeeded).
 //   - A height of -0 is written back as +0 (so that equal heights have equal bits).
-//   - Deterministic: the priority queue orders cells by (height, cell index), so ties never
-//     depend on the queue implementation, platform or standard library.
+//   - Deterministic: the queues are gorge's own code (cells of equal height leave the priority
+//     queue last in, first out), so results never depend on the platform or standard library.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
