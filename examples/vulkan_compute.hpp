@@ -136,10 +136,10 @@ private:
                 break;
             }
         }
-        if (best < 0) {
-            throw no_device(wanted && *wanted ? "no Vulkan device named like GORGE_VULKAN_DEVICE='" + std::string(wanted) + "'"
-                                              : std::string("no Vulkan device with a compute queue"));
-        }
+        // A device asked for by name and missing is a configuration error, not "no device here".
+        if (best < 0 && wanted && *wanted)
+            throw error("no Vulkan device with a compute queue is named like GORGE_VULKAN_DEVICE='" + std::string(wanted) + "'");
+        if (best < 0) throw no_device("no Vulkan device with a compute queue");
     }
 
     void create_device() {
