@@ -1,16 +1,22 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
-// is points per second.
+// is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
+// variants go through the batch kernels (gorge/simd.hpp) via the tile API (gorge/tile.hpp) on
+// one thread, *_simd_mt on all hardware threads. See benchmarks/README.md for measured figures.
 #include <cstdint>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
-#include <gorge/gorge.hpp>
+#include <gorge/demo_pipeline.hpp>
+#include <gorge/erosion_filter.hpp>
+#include <gorge/noise.hpp>
+#include <gorge/tile.hpp>
 
 namespace {
 
 constexpr int tile_size = 512;
 constexpr float tile_spacing = 1.0f / tile_size;
+constexpr std::int64_t tile_points = std::int64_t(tile_size) * tile_size;
 
 /// Calls f(p) for every sample of the tile and keeps the results alive.
 template <class F>
@@ -24,30 +30,109 @@ void run_tile(benchmark::State& state, F&& f) {
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
-    state.SetItemsProcessed(state.iterations() * std::int64_t(tile_size) * tile_size);
+    state.SetItemsProcessed(state.iterations() * tile_points);
 }
+
+/// The same tile through the tile API: samples at (x, y) / 512, height output only.
+template <class Fill>
+void run_tile_api(benchmark::State& state, Fill&& fill) {
+    std::vector<float> out(std::size_t(tile_size) * tile_size);
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(tile_spacing);
+    gorge::tile_buffers<float> buffers;
+    buffers.height = gorge::grid_view<float>(out.data(), tile_size, tile_size);
+    for (auto _ : state) {
+        fill(sampling, buffers);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * tile_points);
+    state.counters["lanes"] = double(gorge::simd_lanes<float>());
+}
+
+/// The filter benchmarks' input: a fixed sloped plane, so that they measure the filter alone.
+struct sloped_plane {
+    template <class T>
+    gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
+        return {glm::vec<3, T>(T(0.5f) + T(0.3f) * p.x, T(0.3f), T(-0.2f)), T(0.0f)};
+    }
+};
 
 void filter_scalar(benchmark::State& state) {
     const gorge::erosion_params<float> params;
     run_tile(state, [&](glm::vec2 p) {
-        // A fixed sloped input, so the benchmark measures the filter alone.
         const glm::vec3 h(0.5f + 0.3f * p.x, 0.3f, -0.2f);
         return gorge::erosion_filter(p, h, 0.0f, params).height_delta;
     });
 }
 BENCHMARK(filter_scalar)->Unit(benchmark::kMillisecond);
 
-void fbm_scalar(benchmark::State& state) {
+void filter_simd_threads(benchmark::State& state, unsigned threads) {
+    gorge::tile_settings<float> settings;
+    settings.threads = threads;
+    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
+        gorge::erode_tile(sloped_plane{}, s, 0, 0, b, settings);
+    });
+}
+void filter_simd(benchmark::State& state) { filter_simd_threads(state, 1); }
+BENCHMARK(filter_simd)->Unit(benchmark::kMillisecond);
+void filter_simd_mt(benchmark::State& state) { filter_simd_threads(state, 0); }
+BENCHMARK(filter_simd_mt)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// 5-octave gradient fBm with derivatives (classic gain 0.5).
+gorge::fbm_params<float> fbm5() {
     gorge::fbm_params<float> params;
     params.octaves = 5;
     params.gain = 0.5f;
-    run_tile(state, [&](glm::vec2 p) { return gorge::fbm(p, params).x; });
+    return params;
+}
+
+void fbm_scalar(benchmark::State& state) {
+    const gorge::fbm_params<float> params = fbm5();
+    run_tile(state, [&](glm::vec2 p) {
+        const glm::vec3 n = gorge::fbm(p, params);
+        return n.x + n.y + n.z;  // keep the derivatives alive
+    });
 }
 BENCHMARK(fbm_scalar)->Unit(benchmark::kMillisecond);
+
+void fbm_simd(benchmark::State& state) {
+    const gorge::fbm_params<float> params = fbm5();
+    std::vector<float> dx(std::size_t(tile_size) * tile_size), dy(dx.size());
+    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, gorge::tile_buffers<float> b) {
+        b.gradient_x = gorge::grid_view<float>(dx.data(), tile_size, tile_size);
+        b.gradient_y = gorge::grid_view<float>(dy.data(), tile_size, tile_size);
+        gorge::evaluate_tile([&](const auto& p) { return gorge::fbm(p, params); }, s, 0, 0, b);
+    });
+}
+BENCHMARK(fbm_simd)->Unit(benchmark::kMillisecond);
 
 void demo_pipeline_scalar(benchmark::State& state) {
     run_tile(state, [](glm::vec2 p) { return gorge::demo_pipeline(p).height; });
 }
 BENCHMARK(demo_pipeline_scalar)->Unit(benchmark::kMillisecond);
+
+/// The published demo as a tile field: 3-octave fBm height with its own fade target
+/// (gorge/demo_pipeline.hpp), filtered by erode_tile with the demo's height offset.
+struct demo_field {
+    template <class T>
+    gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
+        const glm::vec<3, T> n =
+            gorge::fbm(p, gorge::demo::height_fbm<float>()) * T(float(gorge::demo::height_amplitude));
+        const T fade = gorge::detail::clamp(
+            n.x / T(float(gorge::demo::height_amplitude * gorge::demo::fade_range)), T(-1.0f), T(1.0f));
+        const T half(0.5f);
+        return {glm::vec<3, T>(T(float(gorge::demo::base_height)) + half * n.x, half * n.y, half * n.z), fade};
+    }
+};
+
+void demo_pipeline_simd(benchmark::State& state) {
+    gorge::tile_settings<float> settings;
+    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
+    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
+        gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
+    });
+}
+BENCHMARK(demo_pipeline_simd)->Unit(benchmark::kMillisecond);
 
 }  // namespace

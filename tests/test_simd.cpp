@@ -18,9 +18,14 @@
 #include "support/reference.hpp"
 
 #include <gorge/erosion_filter.hpp>
+#include <gorge/field.hpp>
+#include <gorge/fractal.hpp>
 #include <gorge/hash.hpp>
+#include <gorge/island.hpp>
 #include <gorge/noise.hpp>
 #include <gorge/simd.hpp>
+#include <gorge/simplex.hpp>
+#include <gorge/value_noise.hpp>
 
 namespace {
 
@@ -198,6 +203,44 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
     CHECK(sin_err <= 2.4e-7);
     CHECK(cos_err <= 2.4e-7);
     CHECK(exp_err <= 2.4e-7);
+
+    // pow on the kernels' domain (bases in [0, 1], moderate exponents), relative to libm in
+    // double. Like any float pow built on exp(e log x), its relative error grows with the size
+    // of y = e log x (one float ulp of y is an absolute error of y in exp's argument): the bound is
+    // two ulps times (1 + |y|). The kernels only need it where the result is not tiny (|y| < 5).
+    double pow_err = 0;
+    std::uniform_real_distribution<float> base(0.0f, 1.0f), expo2(-3.0f, 6.0f);
+    for (int i = 0; i < 5000; ++i) {
+        alignas(64) float xs[B::size], es[B::size];
+        for (std::size_t l = 0; l < B::size; ++l) xs[l] = base(rng), es[l] = expo2(rng);
+        const auto pl = lanes_of(ops::pow(B::load_aligned(xs), B::load_aligned(es)));
+        for (std::size_t l = 0; l < B::size; ++l) {
+            const double want = std::pow(double(xs[l]), double(es[l]));
+            if (want < 1e-30 || want > 1e30) continue;
+            const double y = std::fabs(double(es[l]) * std::log(double(xs[l])));
+            pow_err = std::max(pow_err, std::fabs(pl[l] - want) / want / (1.0 + y));
+        }
+    }
+    std::printf("  simd pow on [0, 1]^[-3, 6]: worst relative error / (1 + |e log x|) %.3e\n", pow_err);
+    CHECK(pow_err <= 2.4e-7);
+    // Zero, negative, subnormal and non-finite bases or exponents: libm's float results exactly.
+    const std::vector<float> special_x = {0.0f, -0.0f, -2.0f, -0.5f, 1e-40f, INFINITY, NAN, 0.25f, 4.0f};
+    const std::vector<float> special_e = {2.0f, -1.0f, 0.0f, 3.0f, 0.5f, NAN, INFINITY, -INFINITY, 1.5f};
+    for (std::size_t i = 0; i < special_x.size(); ++i) {
+        const auto pl = lanes_of(ops::pow(gather<B>(special_x, i), gather<B>(special_e, 2 * i + 1)));
+        for (std::size_t l = 0; l < B::size; ++l) {
+            const float x = special_x[(i + l) % special_x.size()], e = special_e[(2 * i + 1 + l) % special_e.size()];
+            const float want = std::pow(x, e);
+            INFO("pow(" << x << ", " << e << ") = " << pl[l] << ", libm " << want);
+            if (std::isnan(want)) {
+                CHECK(std::isnan(pl[l]));
+            } else if (x > 0.0f && std::isfinite(x) && x >= std::numeric_limits<float>::min() && std::isfinite(e)) {
+                CHECK(std::fabs(pl[l] - want) <= 1e-6f * std::fabs(want));  // fast path
+            } else {
+                CHECK(std::fabs(pl[l]) == std::fabs(want));  // pow(-0, odd) may differ in sign only
+            }
+        }
+    }
 
     // Beyond the reduction limit (and for non-finite input) the lanes are libm's own float results.
     const std::vector<float> far = {1e4f, -3e5f, 1e20f, 8192.5f, std::numeric_limits<float>::infinity(),
@@ -390,6 +433,77 @@ TEST_CASE("simd: double batches reproduce the reference data", "[simd]") {
                 worst_delta);
     CHECK(compared > 0);
     CHECK(worst_delta <= 1e-9);
+}
+
+namespace {
+
+/// Evaluates a field (gorge/field.hpp) on batches of B and lane by lane on B's scalar type, and
+/// returns the worst agreement error over value and gradient (the gradient relative to
+/// `gradient_scale`, the field's typical gradient magnitude).
+template <class B, class Field>
+double field_agreement(const Field& field, double gradient_scale) {
+    using S = scalar_of<B>;
+    const sample_set d(600, 3.0, 17);
+    const auto x = cast_all<S>(d.x), y = cast_all<S>(d.y);
+    worst w{"field"};
+    for (std::size_t i = 0; i < x.size(); i += B::size) {
+        const glm::vec<3, B> n = field(glm::vec<2, B>(gather<B>(x, i), gather<B>(y, i)));
+        const auto a = lanes_of(n.x), b = lanes_of(n.y), c = lanes_of(n.z);
+        for (std::size_t l = 0; l < B::size; ++l) {
+            const std::size_t k = (i + l) % x.size();
+            const glm::vec<3, S> s = field(glm::vec<2, S>(x[k], y[k]));
+            w.add(a[l], s.x);
+            w.add(b[l] / gradient_scale, s.y / gradient_scale);
+            w.add(c[l] / gradient_scale, s.z / gradient_scale);
+        }
+    }
+    return w.error;
+}
+
+template <class S>
+struct toolkit_fields {
+    gorge::fbm_params<S> fbm{S(2), 5, S(2), S(0.5)};
+    gorge::fractal_sum_field<S> gradient_fbm{fbm, 1u};
+    gorge::fractal_sum_field<S, gorge::value_basis<>> value_fbm{fbm, 2u};
+    gorge::fractal_sum_field<S, gorge::simplex_basis<>> simplex_fbm{fbm, 3u};
+    gorge::billow_field<S> billow{fbm, 4u};
+    gorge::ridged_field<S> ridged{gorge::ridged_params<S>{}, 5u};
+    gorge::damped_fbm_field<S> damped{gorge::damped_fbm_params<S>{}, 6u};
+    decltype(gorge::island_height_field(gorge::island_params<S>{}, 7u)) island =
+        gorge::island_height_field(gorge::island_params<S>{}, 7u);
+    decltype(gorge::island_moisture_field(gorge::island_params<S>{}, 7u)) moisture =
+        gorge::island_moisture_field(gorge::island_params<S>{}, 7u);
+};
+
+template <class B>
+void check_toolkit(const char* precision, double tol) {
+    using S = scalar_of<B>;
+    const toolkit_fields<S> f;
+    // Gradient scales: about the top octave's frequency (2 * 2^4) for the 5-octave sums, 32 for
+    // the 6-octave defaults of ridged and damped fBm, a few units for the island.
+    const struct {
+        const char* name;
+        double error;
+    } rows[] = {{"fBm (gradient basis)", field_agreement<B>(f.gradient_fbm, 32)},
+                {"fBm (value basis)", field_agreement<B>(f.value_fbm, 32)},
+                {"fBm (simplex basis)", field_agreement<B>(f.simplex_fbm, 32)},
+                {"billow", field_agreement<B>(f.billow, 32)},
+                {"ridged", field_agreement<B>(f.ridged, 32)},
+                {"damped fBm", field_agreement<B>(f.damped, 32)},
+                {"island height (warp, profile)", field_agreement<B>(f.island, 8)},
+                {"island moisture", field_agreement<B>(f.moisture, 8)}};
+    for (const auto& r : rows) {
+        std::printf("  toolkit %-6s %-30s worst error %.3e\n", precision, r.name, r.error);
+        INFO(precision << " " << r.name);
+        CHECK(r.error <= tol);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("simd: the noise toolkit's fields run on batches and agree with scalars", "[simd]") {
+    check_toolkit<gorge::simd_float>("float", agreement_tolerance);
+    check_toolkit<gorge::simd_double>("double", double_agreement_tolerance);
 }
 
 #else  // !GORGE_HAS_XSIMD

@@ -24,10 +24,12 @@
 //
 // Guarantees: conversions follow the scalar semantics of detail::value_ops exactly (to_int
 // saturates and maps NaN to INT32_MIN; from_uint is exact below 2^24), so the integer hashes are
-// bit-identical to the scalar ones. exp, sin, cos and pow come from xsimd (or from
-// gorge/detail/simd_math.hpp for the hot paths) and differ from libm in the last bits; the
-// results of the kernels therefore agree with the scalar path to a few float ulps, not bit for
-// bit (tests/test_simd.cpp measures and bounds it). A batch lane never depends on another lane.
+// bit-identical to the scalar ones. Float batches take sin, cos, pow and the Phacelle exp from
+// gorge/detail/simd_math.hpp (1-2 ulp polynomials) and the general exp from xsimd; these differ
+// from libm in the last bits, so float kernels agree with the scalar path to a few ulps, not bit
+// for bit (tests/test_simd.cpp measures and bounds it). Double batches evaluate sin, cos and pow
+// lane by lane through libm (bit-identical to the scalar double path) and exp through xsimd.
+// Every function treats each lane alone: a lane's result never depends on the other lanes.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -95,9 +97,17 @@ struct value_ops<xsimd::batch<float, A>, void> {
     static T abs(const T& x) { return xsimd::abs(x); }
     static T sqrt(const T& x) { return xsimd::sqrt(x); }
     static T exp(const T& x) { return xsimd::exp(x); }
-    static T sin(const T& x) { return xsimd::sin(x); }
-    static T cos(const T& x) { return xsimd::cos(x); }
-    static T pow(const T& x, const T& e) { return xsimd::pow(x, e); }
+    static T sin(const T& x) {
+        T s, c;
+        simd_math::sincos(x, s, c);
+        return s;
+    }
+    static T cos(const T& x) {
+        T s, c;
+        simd_math::sincos(x, s, c);
+        return c;
+    }
+    static T pow(const T& x, const T& e) { return simd_math::pow(x, e); }
     static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
     static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
@@ -141,12 +151,21 @@ struct value_ops<xsimd::batch<double, A>, void> {
     static T abs(const T& x) { return xsimd::abs(x); }
     static T sqrt(const T& x) { return xsimd::sqrt(x); }
     static T exp(const T& x) { return xsimd::exp(x); }
-    static T sin(const T& x) { return xsimd::sin(x); }
-    static T cos(const T& x) { return xsimd::cos(x); }
-    static T pow(const T& x, const T& e) { return xsimd::pow(x, e); }
+    static T sin(const T& x) {
+        T s, c;
+        simd_math::sincos(x, s, c);
+        return s;
+    }
+    static T cos(const T& x) {
+        T s, c;
+        simd_math::sincos(x, s, c);
+        return c;
+    }
+    static T pow(const T& x, const T& e) { return simd_math::pow(x, e); }
     static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
     static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
+    static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
 
     static int_type to_int(const T& x) {
         const T lo = T(double(std::numeric_limits<std::int32_t>::min()));

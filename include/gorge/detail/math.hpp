@@ -138,15 +138,18 @@ template <class T> GORGE_FORCEINLINE T exp_nonpositive(T x) {
     return exp_nonpositive_dispatch<value_ops<T>>(has_exp_nonpositive<value_ops<T>>{}, x);
 }
 
-template <class T> GORGE_FORCEINLINE T fract(T x) { return x - floor(x); }
-template <class T> GORGE_FORCEINLINE T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+// The functions below call each other qualified (detail::): an unqualified call with an xsimd
+// batch argument would also find xsimd's functions of the same name by argument-dependent
+// lookup, and those would win overload resolution over value_ops.
+template <class T> GORGE_FORCEINLINE T fract(T x) { return x - detail::floor(x); }
+template <class T> GORGE_FORCEINLINE T clamp(T x, T lo, T hi) { return detail::min(detail::max(x, lo), hi); }
 /// clamp(x, 0, 1) — HLSL's saturate, the spec's sat().
-template <class T> GORGE_FORCEINLINE T saturate(T x) { return clamp(x, T(0), T(1)); }
+template <class T> GORGE_FORCEINLINE T saturate(T x) { return detail::clamp(x, T(0), T(1)); }
 /// Linear interpolation a + (b - a) t, GLSL's mix (the spec's lerp).
 template <class T> GORGE_FORCEINLINE T mix(T a, T b, T t) { return a + (b - a) * t; }
 /// GLSL sign: -1, 0 or +1; sign(0) == 0.
 template <class T> GORGE_FORCEINLINE T sign(T x) {
-    return select<T>(x > T(0), T(1), select<T>(x < T(0), T(-1), T(0)));
+    return detail::select<T>(x > T(0), T(1), detail::select<T>(x < T(0), T(-1), T(0)));
 }
 
 // ---- vector functions ------------------------------------------------------------------------
@@ -154,15 +157,15 @@ template <class T> GORGE_FORCEINLINE T sign(T x) {
 template <class T> using vec2 = glm::vec<2, T, glm::defaultp>;
 template <class T> using vec3 = glm::vec<3, T, glm::defaultp>;
 
-template <class T> GORGE_FORCEINLINE vec2<T> floor(vec2<T> v) { return {floor(v.x), floor(v.y)}; }
+template <class T> GORGE_FORCEINLINE vec2<T> floor(vec2<T> v) { return {detail::floor(v.x), detail::floor(v.y)}; }
 template <class T> GORGE_FORCEINLINE T dot(vec2<T> a, vec2<T> b) { return a.x * b.x + a.y * b.y; }
-template <class T> GORGE_FORCEINLINE T length(vec2<T> v) { return sqrt(dot(v, v)); }
+template <class T> GORGE_FORCEINLINE T length(vec2<T> v) { return detail::sqrt(detail::dot(v, v)); }
 /// Rotates by +90 degrees: perp((x, y)) = (-y, x).
 template <class T> GORGE_FORCEINLINE vec2<T> perp(vec2<T> v) { return {-v.y, v.x}; }
 template <class T> GORGE_FORCEINLINE vec2<T> mix(vec2<T> a, vec2<T> b, T t) { return a + (b - a) * t; }
 template <class T> GORGE_FORCEINLINE vec3<T> mix(vec3<T> a, vec3<T> b, T t) { return a + (b - a) * t; }
 template <class T> GORGE_FORCEINLINE vec2<T> select(mask_t<T> c, vec2<T> a, vec2<T> b) {
-    return {select<T>(c, a.x, b.x), select<T>(c, a.y, b.y)};
+    return {detail::select<T>(c, a.x, b.x), detail::select<T>(c, a.y, b.y)};
 }
 
 /// Smallest length that safe_normalize divides by; shorter vectors are returned unchanged.
@@ -170,17 +173,17 @@ constexpr double safe_normalize_min_length = 1e-10;
 
 /// v / |v| when |v| > 1e-10, else v unchanged (no NaN for the zero vector).
 template <class T> GORGE_FORCEINLINE vec2<T> safe_normalize(vec2<T> v) {
-    const T len = length(v);
-    const auto ok = len > constant<T>(safe_normalize_min_length);
-    const T inv = T(1) / select<T>(ok, len, T(1));
-    return select<T>(ok, v * inv, v);
+    const T len = detail::length(v);
+    const auto ok = len > detail::constant<T>(safe_normalize_min_length);
+    const T inv = T(1) / detail::select<T>(ok, len, T(1));
+    return detail::select<T>(ok, v * inv, v);
 }
 
 // ---- easing curves used by the erosion filter --------------------------------------------------
 
 /// 1 - (1 - sat(t))^2: starts moderately and reaches 1 at t = 1.
 template <class T> GORGE_FORCEINLINE T ease_out(T t) {
-    const T u = T(1) - saturate(t);
+    const T u = T(1) - detail::saturate(t);
     return T(1) - u * u;
 }
 
@@ -190,12 +193,12 @@ template <class T> GORGE_FORCEINLINE T smooth_start(T t, T k) {
     const auto linear = t >= k;
     // In the quadratic lanes k > t >= 0, so the divisor is never zero there; the guard only keeps
     // the discarded lanes finite.
-    const T safe_k = select<T>(linear, T(1), k);
-    return select<T>(linear, t - k * T(0.5), t * t / (T(2) * safe_k));
+    const T safe_k = detail::select<T>(linear, T(1), k);
+    return detail::select<T>(linear, t - k * T(0.5), t * t / (T(2) * safe_k));
 }
 
 /// 1 - (1 - sat(t))^e.
-template <class T> GORGE_FORCEINLINE T pow_inv(T t, T e) { return T(1) - pow(T(1) - saturate(t), e); }
+template <class T> GORGE_FORCEINLINE T pow_inv(T t, T e) { return T(1) - detail::pow(T(1) - detail::saturate(t), e); }
 
 
 }  // namespace detail

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -127,6 +128,115 @@ GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<floa
     // 2^k for k in [-126, 0]: the exponent field alone.
     const F scale = xsimd::bitwise_cast<F>((k + I(float_exponent_bias)) << float_mantissa_bits);
     return p * scale;
+}
+
+// Cephes logf: log(1 + f) = f - f^2/2 + f^3 P(f) for m = 1 + f in [sqrt(1/2), sqrt(2)).
+constexpr float log_c0 = 7.0376836292e-2f;
+constexpr float log_c1 = -1.1514610310e-1f;
+constexpr float log_c2 = 1.1676998740e-1f;
+constexpr float log_c3 = -1.2420140846e-1f;
+constexpr float log_c4 = 1.4249322787e-1f;
+constexpr float log_c5 = -1.6668057665e-1f;
+constexpr float log_c6 = 2.0000714765e-1f;
+constexpr float log_c7 = -2.4999993993e-1f;
+constexpr float log_c8 = 3.3333331174e-1f;
+constexpr float sqrt_half = 0.707106781186547524f;
+constexpr std::uint32_t float_mantissa_mask = 0x007fffffu;
+constexpr std::uint32_t float_exponent_of_half = 0x3f000000u;  // bits of 0.5f
+/// exp(x) overflows above this and is below the smallest normal float below exp_underflow.
+constexpr float exp_overflow = 88.72283f;
+constexpr float exp_underflow = -87.33654f;
+
+/// log(x) for positive, finite, normal x (no special-case handling; pow() routes the rest away).
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> log_positive(const xsimd::batch<float, A>& x) {
+    using F = xsimd::batch<float, A>;
+    using U = xsimd::batch<std::uint32_t, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const U bits = xsimd::bitwise_cast<U>(x);
+    // x = m 2^e with m in [0.5, 1); then m moves to [sqrt(1/2), sqrt(2)).
+    const I e = xsimd::bitwise_cast<I>(bits >> float_mantissa_bits) - I(float_exponent_bias - 1);
+    F m = xsimd::bitwise_cast<F>((bits & U(float_mantissa_mask)) | U(float_exponent_of_half));
+    // (Selecting on float lanes only: xsimd 8.1's integer select does not compile for AVX-512BW
+    // without optimisation.)
+    const auto low = m < F(sqrt_half);
+    const F ef = xsimd::select(low, xsimd::batch_cast<float>(e) - F(1), xsimd::batch_cast<float>(e));
+    m = xsimd::select(low, m + m, m);
+    const F f = m - F(1);
+    const F z = f * f;
+    const F p = ((((((((F(log_c0) * f + F(log_c1)) * f + F(log_c2)) * f + F(log_c3)) * f + F(log_c4)) * f +
+                    F(log_c5)) * f + F(log_c6)) * f + F(log_c7)) * f + F(log_c8));
+    F y = f * z * p + ef * F(ln2_lo) - F(0.5f) * z;
+    return (f + y) + ef * F(ln2_hi);
+}
+
+/// exp(x) over the whole float range: +inf above exp_overflow, 0 below exp_underflow (results
+/// that would be subnormal are flushed to zero). NaN stays NaN.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> exp_any(const xsimd::batch<float, A>& x_in) {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const F x = xsimd::select(x_in > F(exp_overflow), F(exp_overflow),
+                              xsimd::select(x_in < F(exp_underflow), F(exp_underflow), x_in));
+    const F shifted = x * F(log2e) + F(round_magic);
+    const F kf = shifted - F(round_magic);
+    const I k = xsimd::bitwise_cast<I>(shifted) - xsimd::bitwise_cast<I>(F(round_magic));
+    const F r = (x - kf * F(ln2_hi)) - kf * F(ln2_lo);
+    const F z = r * r;
+    const F p =
+        F(1) + r +
+        z * (F(exp_c0) + r * (F(exp_c1) + r * (F(exp_c2) + r * (F(exp_c3) + r * (F(exp_c4) + r * F(exp_c5))))));
+    // 2^k for k in [-126, 128], as two factors that both stay in the normal range.
+    const I k1 = k >> 1;
+    const F s1 = xsimd::bitwise_cast<F>((k1 + I(float_exponent_bias)) << float_mantissa_bits);
+    const F s2 = xsimd::bitwise_cast<F>((k - k1 + I(float_exponent_bias)) << float_mantissa_bits);
+    const F result = p * s1 * s2;
+    return xsimd::select(x_in > F(exp_overflow), F(std::numeric_limits<float>::infinity()),
+                         xsimd::select(x_in < F(exp_underflow), F(0.0f), result));
+}
+
+/// pow(x, e) as exp(e log x) for x > 0 (1 for e == 0, +0 / +inf for x == 0 and e > 0 / e < 0).
+/// Lanes with x < 0, non-finite x or e, or subnormal x are recomputed with std::pow, so they
+/// follow libm exactly (the kernels only raise values in [0, 1], where the fast path applies).
+/// xsimd's own pow is not used: its log does not compile for AVX-512BW without optimisation in
+/// xsimd 8.1, and its whole-batch branches would make a lane depend on the others.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> pow(const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& e) {
+    using F = xsimd::batch<float, A>;
+    const F inf(std::numeric_limits<float>::infinity());
+    const auto positive = x >= F(std::numeric_limits<float>::min()) && x < inf;
+    const auto zero = x == F(0.0f);
+    const F safe_x = xsimd::select(positive, x, F(1.0f));
+    F result = exp_any(e * log_positive(safe_x));
+    result = xsimd::select(zero, xsimd::select(e > F(0.0f), F(0.0f), inf), result);
+    result = xsimd::select(e == F(0.0f), F(1.0f), result);
+    const auto fast = (positive || zero) && xsimd::abs(e) < inf;
+    if (!xsimd::all(fast)) {
+        constexpr std::size_t n = F::size;
+        alignas(A::alignment()) float xs[n], es[n], rs[n];
+        x.store_aligned(xs);
+        e.store_aligned(es);
+        result.store_aligned(rs);
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool lane_fast = ((xs[i] >= std::numeric_limits<float>::min() && xs[i] < INFINITY) || xs[i] == 0.0f) &&
+                                   std::fabs(es[i]) < INFINITY;
+            if (!lane_fast) rs[i] = std::pow(xs[i], es[i]);
+        }
+        result = F::load_aligned(rs);
+    }
+    return result;
+}
+
+/// pow of double batches, lane by lane through libm (exact, see sincos below).
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<double, A> pow(const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& e) {
+    using D = xsimd::batch<double, A>;
+    constexpr std::size_t n = D::size;
+    alignas(A::alignment()) double xs[n], es[n], rs[n];
+    x.store_aligned(xs);
+    e.store_aligned(es);
+    for (std::size_t i = 0; i < n; ++i) rs[i] = std::pow(xs[i], es[i]);
+    return D::load_aligned(rs);
 }
 
 /// sin and cos of double batches, lane by lane through libm: bit-identical to the scalar double
