@@ -19,3 +19,6 @@
 #include "erosion_filter.hpp"
 #include "demo_pipeline.hpp"
 #include "grid.hpp"
+#include "depression_fill.hpp"
+#include "flow.hpp"
+#include "biome.hpp"
