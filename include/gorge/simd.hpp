@@ -111,6 +111,7 @@ struct value_ops<xsimd::batch<float, A>, void> {
     static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
     static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
+    static bool any(const mask_type& c) { return xsimd::any(c); }
 
     /// exp(x) for x <= 0 (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
@@ -165,6 +166,7 @@ struct value_ops<xsimd::batch<double, A>, void> {
     static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
     static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
+    static bool any(const mask_type& c) { return xsimd::any(c); }
     static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
 
     static int_type to_int(const T& x) {

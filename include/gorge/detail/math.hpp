@@ -30,7 +30,7 @@ namespace detail {
 ///   value_type, scalar_type (one lane), mask_type (result of a comparison), int_type /
 ///   uint_type (32-bit integer lanes), float_type (32-bit float lanes, for the float-only
 ///   shadertoy hash);
-///   floor, abs, sqrt, exp, sin, cos, pow, min, max, select(mask, a, b);
+///   floor, abs, sqrt, exp, sin, cos, pow, min, max, select(mask, a, b), any(mask);
 ///   to_int (floored value to int32, saturating), to_uint / to_int_bits (two's-complement
 ///   reinterpretation), int_to_float32, from_uint (exact below 2^24), to_float32 / from_float32.
 template <class T, class Enable = void>
@@ -55,6 +55,8 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     static T min(T a, T b) { return b < a ? b : a; }
     static T max(T a, T b) { return a < b ? b : a; }
     static T select(bool c, T a, T b) { return c ? a : b; }
+    /// True when the mask holds in at least one lane (for a scalar: the mask itself).
+    static bool any(bool c) { return c; }
 
     /// Converts an already-floored value to int32. Out-of-range values saturate and NaN maps to
     /// INT32_MIN, so the conversion is never undefined behaviour (the SIMD conversion instructions
@@ -100,6 +102,9 @@ template <class T> GORGE_FORCEINLINE T max(T a, T b) { return value_ops<T>::max(
 template <class T> GORGE_FORCEINLINE T select(mask_t<T> c, T a, T b) {
     return value_ops<T>::select(c, a, b);
 }
+/// Whether mask c holds in any lane. Kernels use it only for exact early-outs: skipping work
+/// whose result would be multiplied by zero in every lane, never to choose between formulas.
+template <class T> GORGE_FORCEINLINE bool any(mask_t<T> c) { return value_ops<T>::any(c); }
 
 // Optional fast paths. A value_ops may provide `sincos(x, s, c)` (sin and cos from one range
 // reduction) and `exp_nonpositive(x)` (exp restricted to x <= 0, free of overflow handling); the
