@@ -204,6 +204,11 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
     CHECK(cos_err <= 2.4e-7);
     CHECK(exp_err <= 2.4e-7);
 
+    // Below the clamp the result is exp(-87) (not a subnormal); NaN stays NaN.
+    const float clamped = lanes_of(ops::exp_nonpositive(B(-200.0f)))[0];
+    CHECK(std::fabs(double(clamped) / std::exp(-87.0) - 1.0) < 3e-7);
+    CHECK(std::isnan(lanes_of(ops::exp_nonpositive(B(std::numeric_limits<float>::quiet_NaN())))[0]));
+
     // pow on the kernels' domain (bases in [0, 1], moderate exponents), relative to libm in
     // double. Like any float pow built on exp(e log x), its relative error grows with the size
     // of y = e log x (one float ulp of y is an absolute error of y in exp's argument): the bound is

@@ -21,10 +21,11 @@
 //   evaluate_tile(field, sampling, first_x, first_y, buffers, threads)
 //       the raw field (height and gradient), no erosion — previews and benchmarks.
 //
-// Threads: settings.threads (0 = std::thread::hardware_concurrency()); rows are split in
-// contiguous blocks, one std::thread each, the calling thread taking the first block. The field
-// must be safe to call concurrently (pure functions are). An exception thrown by the field is
-// rethrown in the caller after every thread has finished.
+// Threads: settings.threads (0 = std::thread::hardware_concurrency()); the calling thread and
+// threads - 1 std::threads take blocks of rows from a shared counter (dynamic balancing, so a core
+// slowed by other work does not hold the tile back). The field must be safe to call concurrently
+// (pure functions are). An exception thrown by the field is rethrown in the caller after every
+// thread has finished.
 //
 // Errors: std::invalid_argument naming the parameter for invalid erosion parameters, a
 // non-finite origin, a spacing that is not finite and > 0, valley_altitude == peak_altitude (or
@@ -34,6 +35,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -158,32 +160,45 @@ inline unsigned resolve_thread_count(unsigned requested, std::ptrdiff_t rows) {
     return std::max(1u, n);
 }
 
-/// Runs rows(begin, end) over [0, height) split into `threads` contiguous blocks.
+/// Blocks of rows handed out per thread over the whole tile: small enough to even out uneven
+/// rows and cores that other work slows down, large enough that handing out costs nothing.
+constexpr std::ptrdiff_t row_blocks_per_thread = 8;
+
+/// Runs rows(begin, end) over [0, height) on `threads` threads (the caller included), which take
+/// blocks of consecutive rows from a shared counter until none is left. Which thread computes a
+/// row never changes what the row holds.
 template <class F>
 void parallel_rows(std::ptrdiff_t height, unsigned threads, const F& rows) {
     if (threads <= 1) {
         rows(std::ptrdiff_t(0), height);
         return;
     }
+    const std::ptrdiff_t block =
+        std::max<std::ptrdiff_t>(1, height / (std::ptrdiff_t(threads) * row_blocks_per_thread));
+    std::atomic<std::ptrdiff_t> next_row{0};
     std::vector<std::exception_ptr> errors(threads);
-    std::vector<std::thread> workers;
-    workers.reserve(threads - 1);
-    const auto block = [&](unsigned t) {
-        const std::ptrdiff_t begin = height * std::ptrdiff_t(t) / std::ptrdiff_t(threads);
-        const std::ptrdiff_t end = height * std::ptrdiff_t(t + 1) / std::ptrdiff_t(threads);
+    const auto work = [&](unsigned t) {
         try {
-            rows(begin, end);
+            for (;;) {
+                const std::ptrdiff_t begin = next_row.fetch_add(block);
+                if (begin >= height) break;
+                rows(begin, std::min(begin + block, height));
+            }
         } catch (...) {
             errors[t] = std::current_exception();
+            next_row.store(height);  // the others stop after their current block
         }
     };
+    std::vector<std::thread> workers;
+    workers.reserve(threads - 1);
     try {
-        for (unsigned t = 1; t < threads; ++t) workers.emplace_back(block, t);
+        for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work, t);
     } catch (...) {
+        next_row.store(height);
         for (auto& w : workers) w.join();
         throw;  // could not start a thread (std::system_error)
     }
-    block(0);
+    work(0);
     for (auto& w : workers) w.join();
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);

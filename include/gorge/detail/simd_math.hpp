@@ -116,7 +116,8 @@ template <class A>
 GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x_in) {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
-    const F x = xsimd::select(x_in < F(exp_min_argument), F(exp_min_argument), x_in);
+    // max(bound, x) returns x when x is NaN (x86 maxps returns its second operand then).
+    const F x = xsimd::max(F(exp_min_argument), x_in);
     const F shifted = x * F(log2e) + F(round_magic);
     const F kf = shifted - F(round_magic);
     const I k = xsimd::bitwise_cast<I>(shifted) - xsimd::bitwise_cast<I>(F(round_magic));
