@@ -312,3 +312,44 @@ TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][b
     };
     CHECK_THROWS_AS(gorge::erode_tile(throwing, smp, 0, 0, b, s), std::runtime_error);
 }
+
+TEST_CASE("tile: double tiles are deterministic and match the scalar double kernels", "[tile]") {
+    const auto field = [](const auto& p) {
+        using T = std::decay_t<decltype(p.x)>;
+        gorge::fbm_params<double> fp;
+        fp.octaves = 4;
+        const glm::vec<3, T> n = gorge::fbm(p, fp, 3u);
+        return glm::vec<3, T>(T(0.5) + T(0.3) * n.x, T(0.3) * n.y, T(0.3) * n.z);
+    };
+    gorge::tile_sampling<double> smp;
+    smp.origin = {1.5, -0.25};
+    smp.spacing = {1.0 / 50.0, 1.0 / 40.0};
+    gorge::tile_settings<double> settings;
+    settings.valley_altitude = 0.4;
+    settings.peak_altitude = 0.6;
+    const auto fill = [&](std::int64_t x0, std::int64_t y0, std::ptrdiff_t w, std::ptrdiff_t h, unsigned threads) {
+        std::vector<double> out(std::size_t(w * h));
+        gorge::tile_buffers<double> b;
+        b.height = gorge::grid_view<double>(out.data(), w, h);
+        settings.threads = threads;
+        gorge::erode_tile(field, smp, x0, y0, b, settings);
+        return out;
+    };
+    const std::vector<double> whole = fill(0, 0, 23, 7, 1), threaded = fill(0, 0, 23, 7, 3), part = fill(5, 2, 11, 4, 2);
+    CHECK(whole == threaded);
+    std::size_t differing = 0;
+    double e = 0;
+    for (std::ptrdiff_t y = 0; y < 7; ++y)
+        for (std::ptrdiff_t x = 0; x < 23; ++x) {
+            const double got = whole[std::size_t(y * 23 + x)];
+            if (x >= 5 && x < 16 && y >= 2 && y < 6) differing += got == part[std::size_t((y - 2) * 11 + x - 5)] ? 0 : 1;
+            const glm::dvec2 p(smp.origin.x + smp.spacing.x * double(x), smp.origin.y + smp.spacing.y * double(y));
+            const glm::dvec3 h = field(p);
+            const double fade = gorge::fade_target_from_altitude(h.x, 0.4, 0.6);
+            const auto r = gorge::erosion_filter(p, h, fade, settings.erosion, settings.seed);
+            e = std::max(e, agreement_error(got, h.x + r.height_delta));
+        }
+    std::printf("  double tile vs scalar double: worst error %.3e\n", e);
+    CHECK(differing == 0);
+    CHECK(e <= 1e-12);
+}
