@@ -300,6 +300,11 @@ TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][b
     CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, gorge::tile_buffers<float>{}, s); }), "no output buffer"));
     CHECK(contains(message_of([&] { gorge::evaluate_tile(field, smp, 0, 0, b); }), "ridge_map"));
 
+    CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, INT64_MAX - 3, 0, b, s); }), "first_x"));
+    gorge::tile_buffers<float> height_only;
+    height_only.height = b.height;
+    CHECK(contains(message_of([&] { gorge::evaluate_tile(field, smp, 0, INT64_MAX, height_only); }), "first_y"));
+
     gorge::erosion_points_input<float> in;
     in.n = 3;
     CHECK(contains(message_of([&] { gorge::erosion_filter_points(in, gorge::erosion_params<float>{}, {}); }), "must not be null"));

@@ -10,8 +10,9 @@
 // edge of two neighbours is bit-identical, and so is a tile computed in one piece or in many, on
 // any number of threads.
 //
-// The height field is any callable that accepts glm::vec<2, T> for T = S and T = the SIMD batch
-// (gorge::simd_batch_t<S>), e.g. a generic lambda. It returns either
+// The height field is any callable that accepts glm::vec<2, T> for T = gorge::simd_batch_t<S>
+// (the SIMD batch; S itself without xsimd), e.g. a generic lambda or a gorge/field.hpp field.
+// It returns either
 //   - glm::vec<3, T>(h, dh/dx, dh/dy): the fade target then follows the documented rule
 //     fade_target_from_altitude(h, valley_altitude, peak_altitude) (tile_settings), or
 //   - gorge::height_sample<T>{(h, dh/dx, dh/dy), fade_target}: the field supplies it.
@@ -29,7 +30,8 @@
 //
 // Errors: std::invalid_argument naming the parameter for invalid erosion parameters, a
 // non-finite origin, a spacing that is not finite and > 0, valley_altitude == peak_altitude (or
-// non-finite), buffers of different sizes, or no buffer at all.
+// non-finite), buffers of different sizes, no buffer at all, or a first_x / first_y so large that
+// the tile's last index would overflow std::int64_t.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -40,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -153,6 +156,13 @@ void check_sampling(const tile_sampling<S>& s, const char* who) {
         throw std::invalid_argument(std::string(who) + ": tile_sampling::spacing must be finite and > 0");
 }
 
+/// Throws unless first + extent (the tile's end index, padding included) fits in std::int64_t.
+inline void check_index_range(std::int64_t first, std::ptrdiff_t extent, const char* name, const char* who) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    if (first > max - std::int64_t(extent))
+        throw std::invalid_argument(std::string(who) + ": " + name + " + tile size overflows std::int64_t");
+}
+
 inline unsigned resolve_thread_count(unsigned requested, std::ptrdiff_t rows) {
     unsigned n = requested;
     if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
@@ -238,6 +248,8 @@ void erode_tile(const Field& field, const tile_sampling<S>& sampling, std::int64
 
     using B = simd_batch_t<S>;
     constexpr std::size_t lanes = simd_lanes<S>();
+    detail::check_index_range(first_x, width + std::ptrdiff_t(lanes), "first_x", who);
+    detail::check_index_range(first_y, height, "first_y", who);
     const std::vector<S> xs = detail::tile_columns(sampling, first_x, width);
     const glm::vec<2, B> offset(B(settings.height_offset.x), B(settings.height_offset.y));
 
@@ -279,6 +291,8 @@ void evaluate_tile(const Field& field, const tile_sampling<S>& sampling, std::in
 
     using B = simd_batch_t<S>;
     constexpr std::size_t lanes = simd_lanes<S>();
+    detail::check_index_range(first_x, width + std::ptrdiff_t(lanes), "first_x", who);
+    detail::check_index_range(first_y, height, "first_y", who);
     const std::vector<S> xs = detail::tile_columns(sampling, first_x, width);
     const tile_settings<S> rule{};  // only consulted for the (unused) fade target of vec3 fields
 
