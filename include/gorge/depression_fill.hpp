@@ -29,7 +29,7 @@
 // instead of a priority-queue operation. The priority queue is a radix heap over the heights' bit
 // patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
 // heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
-// the heights, one byte per cell of bookkeeping, and the queues.
+// the heights, one bit per cell of bookkeeping (a byte per cell when there is a no-data value), and the queues.
 //
 // The epsilon fill and float precision. Each raised cell gets the next representable value above
 // its drainer (std::nextafter towards +infinity: one unit in the last place, ulp), so a flat of
@@ -160,6 +160,24 @@ inline std::uint64_t ordered_bits(double v) {
     return bits ^ flip;
 }
 
+/// Inverse of ordered_bits.
+inline float from_ordered_bits(std::uint32_t key) {
+    // Keys with the top bit set came from non-negative values (sign bit was set), others from
+    // negative ones (all bits were flipped).
+    const std::uint32_t flip = (key >> 31) ? 0x80000000u : ~std::uint32_t(0);
+    const std::uint32_t bits = key ^ flip;
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+inline double from_ordered_bits(std::uint64_t key) {
+    const std::uint64_t flip = (key >> 63) ? 0x8000000000000000u : ~std::uint64_t(0);
+    const std::uint64_t bits = key ^ flip;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
 /// Number of bits needed to write k (0 for 0).
 template <class K>
 inline int bit_width(K k) {
@@ -192,6 +210,8 @@ public:
         buckets_[static_cast<std::size_t>(bucket_of(key))].push_back({key, cell});
         ++size_;
     }
+    /// Key of the cell last returned by pop().
+    K last_key() const { return last_; }
     /// Removes and returns a cell of the smallest key; the queue must not be empty.
     I pop() {
         if (buckets_[0].empty()) refill();
@@ -241,6 +261,23 @@ private:
     std::size_t head_ = 0;
 };
 
+/// One bit per cell. The flood's visited flags for a 4096 x 4096 map take 2 MiB this way, which
+/// stays in cache, where a byte per cell (16 MiB) would miss for every cell taken from the
+/// priority queue, whose cells lie all over the map.
+class bit_set {
+public:
+    bit_set() = default;
+    bit_set(std::size_t n, bool value)
+        : words_((n + word_bits - 1) / word_bits, value ? ~std::uint64_t(0) : std::uint64_t(0)) {}
+    bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
+    void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
+    void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
+
+private:
+    static constexpr std::size_t word_bits = 64;
+    std::vector<std::uint64_t> words_;
+};
+
 /// Working copy of a heightmap with a one-cell border ring: element (x, y) of the map is at
 /// (y + 1) * pitch + (x + 1). The ring and the no-data cells start "closed" (already visited), so
 /// neighbour loops need no bounds checks.
@@ -248,7 +285,7 @@ template <class T>
 struct padded_heights {
     std::ptrdiff_t width = 0, height = 0, pitch = 0;
     std::vector<T> z;
-    std::vector<std::uint8_t> closed;  // 1 = ring, no-data, or already reached by the flood
+    bit_set closed;                    // set = ring, no-data, or already reached by the flood
     std::vector<std::uint8_t> valid;   // 1 = data cell (used only when there is a no-data value)
     bool has_no_data = false;
 
@@ -257,7 +294,7 @@ struct padded_heights {
         : width(src.width()), height(src.height()), pitch(src.width() + 2) {
         const std::size_t cells = checked_grid_span(width + 2, height + 2, width + 2, who);
         z.assign(cells, T(0));
-        closed.assign(cells, 1);
+        closed = bit_set(cells, true);
         has_no_data = no_data.has_value();
         if (has_no_data) valid.assign(cells, 0);
         for (std::ptrdiff_t y = 0; y < height; ++y) {
@@ -272,7 +309,7 @@ struct padded_heights {
                 }
                 if (!std::isfinite(v)) throw_not_finite(who, x, y);
                 z[i] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
-                closed[i] = 0;
+                closed.reset(i);
                 if (has_no_data) valid[i] = 1;
             }
         }
@@ -332,12 +369,12 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
     radix_heap<decltype(ordered_bits(T())), I> open;
     pit_queue<I> pit;
     T* const z = work.z.data();
-    std::uint8_t* const closed = work.closed.data();
+    bit_set& closed = work.closed;
     std::ptrdiff_t off[8];
     for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
 
     work.for_each_outlet([&](std::size_t i) {
-        closed[i] = 1;
+        closed.set(i);
         open.push(ordered_bits(z[i]), static_cast<I>(i));
     });
 
@@ -346,19 +383,23 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
     std::size_t overtaken = 0;
     while (!open.empty() || !pit.empty()) {
         std::size_t c;
+        T zc;
         if (!pit.empty()) {
             c = pit.pop();
+            zc = z[c];  // written moments ago: in cache
         } else {
+            // The height comes from the key: reading z[c] would be a cache miss, as queued cells
+            // lie anywhere on the map.
             c = open.pop();
-            spill = z[c];
+            zc = from_ordered_bits(open.last_key());
+            spill = zc;
         }
-        const T zc = z[c];
         // Height given to neighbours that are not above it: zc itself, or one ulp more.
         const T raised = epsilon ? next_up(zc) : zc;
         for (int k = 0; k < 8; ++k) {
             const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
-            if (closed[n]) continue;
-            closed[n] = 1;
+            if (closed.test(n)) continue;
+            closed.set(n);
             const T zn = z[n];
             if (zn <= raised) {
                 if (epsilon) {
@@ -442,7 +483,7 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
     const T below_all = -std::numeric_limits<T>::infinity();
     std::vector<T> surface(work.z.size(), below_all);
     for (std::size_t i = 0; i < surface.size(); ++i)
-        if (!work.closed[i]) surface[i] = std::numeric_limits<T>::infinity();
+        if (!work.closed.test(i)) surface[i] = std::numeric_limits<T>::infinity();
     std::ptrdiff_t off[8];
     for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
 
@@ -476,7 +517,7 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
             for (std::ptrdiff_t x = work.width - 1; x >= 0; --x) changed |= relax(work.index(x, y));
     }
     for (std::size_t i = 0; i < surface.size(); ++i)
-        if (!work.closed[i]) work.z[i] = surface[i];
+        if (!work.closed.test(i)) work.z[i] = surface[i];
     fill_stats<T> stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
