@@ -200,15 +200,18 @@ int main(int argc, char** argv) {
                 river = accumulation.contains(nx, ny) && accumulation(nx, ny) >= wide_river_factor * river_threshold;
             }
             if (on_land && river) c = river_colour;
-            const float shade = 1.0f - biome_shade + biome_shade * gorge_example::hillshade(height.view(), x, y, relief_exaggeration);
+            const float light = gorge_example::hillshade(height.view(), x, y, relief_exaggeration);
+            const float shade = 1.0f - biome_shade + biome_shade * light;
             px[i] = {c.r * shade, c.g * shade, c.b * shade};
         }
     const gorge_example::value_range range = gorge_example::range_of(height.view(), before.view());
     bool ok = gorge_example::write_rgb_png("island_pipeline_biomes.png", size, size, px);
     ok &= gorge_example::write_gray_png("island_pipeline_height.png", height.view(), range);
     ok &= gorge_example::write_r16("island_pipeline_height.r16", height.view(), range);
-    ok &= gorge_example::write_relief_png("island_pipeline_relief_before.png", before.view(), range, relief_exaggeration);
-    ok &= gorge_example::write_relief_png("island_pipeline_relief_after.png", height.view(), range, relief_exaggeration);
+    ok &= gorge_example::write_relief_png("island_pipeline_relief_before.png", before.view(), range,
+                                          relief_exaggeration);
+    ok &= gorge_example::write_relief_png("island_pipeline_relief_after.png", height.view(), range,
+                                          relief_exaggeration);
     std::printf("  %-22s %8.3f s\n", "images", seconds_since(start));
     if (!ok) return 1;
     std::printf("wrote island_pipeline_biomes.png island_pipeline_height.png island_pipeline_height.r16 "

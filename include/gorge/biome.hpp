@@ -140,7 +140,8 @@ struct biome_params {
     }
     /// Throws std::invalid_argument naming the first bad parameter.
     void validate() const {
-        if (const char* bad = first_invalid()) throw std::invalid_argument(std::string("gorge::biome_params: invalid ") + bad);
+        if (const char* bad = first_invalid())
+            throw std::invalid_argument(std::string("gorge::biome_params: invalid ") + bad);
     }
 
 private:
@@ -211,7 +212,8 @@ grid<T> slope_map(grid_view<V> elevation_view, T cell_size) {
     static_assert(std::is_floating_point<T>::value, "gorge::slope_map needs floating-point heights");
     const grid_view<const T> e = elevation_view;
     if (!(std::isfinite(cell_size) && cell_size > T(0)))
-        throw std::invalid_argument("gorge::slope_map: cell_size must be finite and > 0, got " + std::to_string(cell_size));
+        throw std::invalid_argument("gorge::slope_map: cell_size must be finite and > 0, got " +
+                                    std::to_string(cell_size));
     e.check_finite("elevation");
     const std::ptrdiff_t w = e.width(), h = e.height();
     grid<T> slope(w, h);

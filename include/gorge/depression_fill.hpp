@@ -29,7 +29,8 @@
 // instead of a priority-queue operation. The priority queue is a radix heap over the heights' bit
 // patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
 // heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
-// the heights, one bit per cell of bookkeeping (a byte per cell when there is a no-data value), and the queues.
+// the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
+// value), and the queues.
 //
 // The epsilon fill and float precision. Each raised cell gets the next representable value above
 // its drainer (std::nextafter towards +infinity: one unit in the last place, ulp), so a flat of
@@ -42,7 +43,8 @@
 // an upper bound on that departure, and fill_stats::overtaken_cells, cells that were not in any
 // depression but were raised because the gradient climbed past them). When these matter, fill
 // a grid of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a
-// step above the largest finite value would be infinite; that throws std::overflow_error.
+// step above the largest finite value would be infinite; that throws std::overflow_error (and
+// leaves the grid unchanged).
 //
 // Conventions and guarantees:
 //   - 8-connectivity (the D8 neighbourhood of gorge/flow.hpp).
