@@ -19,6 +19,7 @@
 #include "erosion_filter.hpp"
 #include "demo_pipeline.hpp"
 #include "grid.hpp"
+#include "droplet.hpp"
 #include "depression_fill.hpp"
 #include "flow.hpp"
 #include "biome.hpp"
