@@ -231,6 +231,20 @@ TEST_CASE("after the epsilon fill every cell drains strictly to an outlet", "[dr
     }
 }
 
+TEST_CASE("fills of a map large enough for the huge-page working arrays", "[drainage][fill]") {
+    // 760 x 760 floats: the padded working copy exceeds 2 MiB, so it takes the aligned
+    // large-block path of the allocator. Same checks: strict drainage and plain <= epsilon.
+    const gorge::grid<float> original = random_terrain<float>(760, 760, 4242);
+    gorge::grid<float> eps = original, plain = original;
+    const auto stats = gorge::fill_depressions_epsilon(eps);
+    gorge::fill_depressions(plain);
+    CHECK(stats.raised_cells > 0u);
+    CHECK(cells_draining_strictly(eps, std::optional<float>()) == eps.size());
+    std::size_t below = 0;
+    for (std::size_t i = 0; i < eps.size(); ++i) below += eps.data()[i] < plain.data()[i] ? 1u : 0u;
+    CHECK(below == 0u);
+}
+
 TEST_CASE("epsilon fill reports float precision loss on large heights", "[drainage][fill]") {
     // A corridor along row 1 at 2^24, where the float ulp is 2: the outlet (0, 1) and five flat
     // cells at 2^24, then a bump of 2^24 + 5 at its closed end (6, 1); everything else is high
