@@ -11,7 +11,9 @@
 // GORGE_HAS_XSIMD == 0 this header still compiles: gorge::simd_float / simd_double are then plain
 // float / double, so code written against them (gorge/batch.hpp, gorge/tile.hpp) works unchanged.
 // The width is whatever the translation unit is compiled for: gorge never passes -march; build
-// with -march=native (or -mavx2 / -mavx512f ...) to get wider batches.
+// with -march=native (or -mavx2 / -mavx512f ...) to get wider batches. The CMake package makes
+// the choice once for the whole target (find_package(xsimd), option GORGE_USE_XSIMD); keep it
+// the same in every translation unit of a program, since it changes what gorge's templates mean.
 //
 // Integer hash lanes. The hashes run on 32-bit unsigned lanes (pcg3d is defined on 32-bit
 // wrap-around arithmetic). For float batches those are xsimd::batch<uint32_t, A>, lane for lane.
@@ -34,12 +36,17 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <cstddef>
+#include <type_traits>
+
 #include "detail/math.hpp"
 
-#if !defined(GORGE_HAS_XSIMD)
+// GORGE_NO_XSIMD wins over everything else (also over a GORGE_HAS_XSIMD set by a build system).
 #if defined(GORGE_NO_XSIMD)
+#undef GORGE_HAS_XSIMD
 #define GORGE_HAS_XSIMD 0
-#elif defined(__has_include)
+#elif !defined(GORGE_HAS_XSIMD)
+#if defined(__has_include)
 #if __has_include(<xsimd/xsimd.hpp>)
 #define GORGE_HAS_XSIMD 1
 #else
