@@ -442,6 +442,34 @@ TEST_CASE("D8 + accumulation on epsilon-filled random maps", "[drainage][d8]") {
     }
 }
 
+TEST_CASE("directions and accumulation into caller buffers with a stride", "[drainage][d8]") {
+    gorge::grid<float> g = random_terrain<float>(45, 31, 77);
+    gorge::fill_depressions_epsilon(g);
+    const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(g);
+    const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(dirs);
+    // Buffers 7 columns wider than the map; the gap columns hold sentinels that must survive.
+    const std::ptrdiff_t stride = 45 + 7;
+    std::vector<std::uint8_t> dir_buffer(std::size_t(stride * 31), 0xAB);
+    std::vector<std::uint32_t> acc_buffer(std::size_t(stride * 31), 0xDEADBEEFu);
+    const gorge::grid_view<std::uint8_t> dir_view(dir_buffer.data(), 45, 31, stride);
+    const gorge::grid_view<std::uint32_t> acc_view(acc_buffer.data(), 45, 31, stride);
+    gorge::flow_directions(g.view(), dir_view);
+    gorge::flow_accumulation(dir_view, acc_view);
+    for (std::ptrdiff_t y = 0; y < 31; ++y)
+        for (std::ptrdiff_t x = 0; x < stride; ++x) {
+            const std::size_t i = std::size_t(y * stride + x);
+            if (x < 45) {
+                CHECK(dir_buffer[i] == dirs(x, y));
+                CHECK(acc_buffer[i] == acc(x, y));
+            } else {
+                CHECK(dir_buffer[i] == 0xAB);
+                CHECK(acc_buffer[i] == 0xDEADBEEFu);
+            }
+        }
+    gorge::grid<std::uint32_t> wrong(44, 31);
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(dirs.view(), wrong.view()); }), "size"));
+}
+
 TEST_CASE("flow on bad input throws, naming the cell or parameter", "[drainage][d8]") {
     gorge::grid<std::uint8_t> dirs(3, 2, gorge::d8_sink);
     dirs(1, 1) = 2;  // S: off the map

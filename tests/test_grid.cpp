@@ -108,3 +108,18 @@ TEST_CASE("check_finite names the first non-finite cell", "[grid]") {
     gorge::grid_view<const float> view(buffer.data() + 5, 2, 2, 4);
     CHECK(contains(invalid_argument_message([&] { view.check_finite(); }), "(0, 0)"));
 }
+
+TEST_CASE("large grids are 2 MiB aligned; small and over-aligned ones keep their alignment", "[grid]") {
+    constexpr std::uintptr_t huge_page = std::uintptr_t(2) << 20;
+    gorge::grid<float> large(1024, 1024, 1.5f);  // 4 MiB
+    CHECK(reinterpret_cast<std::uintptr_t>(large.data()) % huge_page == 0);
+    CHECK(large(1023, 1023) == 1.5f);
+    gorge::grid<float> copy = large;  // copies allocate through the same allocator
+    CHECK(reinterpret_cast<std::uintptr_t>(copy.data()) % huge_page == 0);
+    CHECK(copy(512, 7) == 1.5f);
+    struct alignas(64) wide {
+        float lanes[16];
+    };
+    gorge::grid<wide> small(3, 2);
+    CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+}

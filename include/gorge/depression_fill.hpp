@@ -67,7 +67,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -76,10 +75,6 @@
 #include <vector>
 
 #include "grid.hpp"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace gorge {
 
@@ -266,42 +261,6 @@ public:
 private:
     std::vector<I> cells_;
     std::size_t head_ = 0;
-};
-
-/// Allocator for the fills' large working arrays. The flood takes cells from the priority queue
-/// all over the map, so with 4 KiB pages nearly every such cell costs a TLB miss on top of its
-/// cache misses; on Linux, blocks of 2 MiB or more are aligned to 2 MiB and marked for
-/// transparent huge pages (madvise; a hint the kernel may ignore). Elsewhere, and for small
-/// blocks, it behaves like std::allocator.
-template <class T>
-struct large_block_allocator {
-    using value_type = T;
-    static constexpr std::size_t huge_page = std::size_t(2) << 20;
-
-    large_block_allocator() = default;
-    template <class U>
-    large_block_allocator(const large_block_allocator<U>&) {}  // NOLINT(google-explicit-constructor)
-
-    T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
-        const std::size_t bytes = n * sizeof(T);
-        if (bytes < huge_page) return static_cast<T*>(::operator new(bytes));
-        void* p = ::operator new(bytes, std::align_val_t(huge_page));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        madvise(p, bytes, MADV_HUGEPAGE);  // only a hint: failure leaves ordinary pages
-#endif
-        return static_cast<T*>(p);
-    }
-    void deallocate(T* p, std::size_t n) {
-        if (n * sizeof(T) < huge_page)
-            ::operator delete(p);
-        else
-            ::operator delete(p, std::align_val_t(huge_page));
-    }
-    template <class U>
-    bool operator==(const large_block_allocator<U>&) const { return true; }
-    template <class U>
-    bool operator!=(const large_block_allocator<U>&) const { return false; }
 };
 
 /// One bit per cell. The flood's visited flags for a 4096 x 4096 map take 2 MiB this way, which

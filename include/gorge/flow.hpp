@@ -43,6 +43,13 @@
 #include "depression_fill.hpp"
 #include "grid.hpp"
 
+// GORGE_DETAIL_PREFETCH(p): a hint to start loading *p into the cache (no effect elsewhere).
+#if defined(__GNUC__) || defined(__clang__)
+#define GORGE_DETAIL_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GORGE_DETAIL_PREFETCH(p) ((void)0)
+#endif
+
 namespace gorge {
 
 /// Direction code of a cell with no strictly lower neighbour (an outlet, flat or pit bottom).
@@ -137,28 +144,32 @@ void d8_inner_row(grid_view<const T> h, std::ptrdiff_t y, std::uint8_t* out) {
                                 std::to_string(y) + ") " + why);
 }
 
-/// Topological accumulation: acc must hold each data cell's own contribution on entry and holds
-/// the accumulated value on return. Throws for invalid directions or cycles.
+/// Topological accumulation: acc (the size of dirs, any stride) must hold each data cell's own
+/// contribution on entry and holds the accumulated value on return. Throws for invalid
+/// directions or cycles.
 template <class A>
-void accumulate_flow(grid_view<const std::uint8_t> dirs, grid<A>& acc, const char* who) {
-    const std::ptrdiff_t w = dirs.width(), h = dirs.height();
+void accumulate_flow(grid_view<const std::uint8_t> dirs, grid_view<A> acc, const char* who) {
+    const std::ptrdiff_t w = dirs.width(), h = dirs.height(), stride = acc.stride();
     // One byte per cell keeps the walk's memory traffic low: the low nibble is the direction code,
     // the high nibble the number of upstream cells that have not passed their value on yet (0..8),
     // or done_mark once the cell has passed its own value downstream.
     constexpr unsigned nibble = 4, code_mask = 0x0Fu, one_inflow = 1u << nibble;
     constexpr std::uint8_t done_mark = 0xF0;
-    std::vector<std::uint8_t> state(dirs.size(), 0);
+    // The state has acc's layout (index y * stride + x), so one index serves both; cells of the
+    // gaps between rows read as no-data and are skipped.
+    const std::size_t span = checked_grid_span(w, h, stride, who);
+    std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> state(span, d8_no_data);
     std::ptrdiff_t offset[8];
-    for (int k = 0; k < 8; ++k) offset[k] = d8_dy[k] * w + d8_dx[k];
+    for (int k = 0; k < 8; ++k) offset[k] = d8_dy[k] * stride + d8_dx[k];
     std::size_t data_cells = 0;
     for (std::ptrdiff_t y = 0; y < h; ++y) {
         const std::uint8_t* r = dirs.row(y);
         const bool edge_row = y == 0 || y == h - 1;
         for (std::ptrdiff_t x = 0; x < w; ++x) {
             const std::uint8_t code = r[x];
-            const std::ptrdiff_t i = y * w + x;
+            const std::ptrdiff_t i = y * stride + x;
             if (code > d8_no_data) throw_bad_direction(who, x, y, "is not a valid code (0..7, d8_sink or d8_no_data)");
-            std::uint8_t& cell = state[static_cast<std::size_t>(i)];
+            std::uint8_t& cell = state[static_cast<std::size_t>(i)];  // may already count inflow
             cell = static_cast<std::uint8_t>((cell & ~code_mask) | code);
             if (code == d8_no_data) continue;
             ++data_cells;
@@ -173,61 +184,111 @@ void accumulate_flow(grid_view<const std::uint8_t> dirs, grid<A>& acc, const cha
     A* const a = acc.data();
     std::uint8_t* const st = state.data();
     std::size_t visited = 0;
-    const std::ptrdiff_t cells = w * h;
-    for (std::ptrdiff_t start = 0; start < cells; ++start) {
-        std::uint8_t s = st[start];
-        // Sources only: no pending inflow, not done, and data.
-        if ((s >> nibble) != 0 || (s & code_mask) == d8_no_data) continue;
-        // Walk downstream while each next cell has now received all its inflow.
-        std::ptrdiff_t i = start;
-        for (;;) {
+    const std::ptrdiff_t cells = static_cast<std::ptrdiff_t>(span);
+
+    // Walks downstream from every source, each continuing while the next cell has received all
+    // its inflow. A walk is a chain of dependent loads that mostly miss the cache, so
+    // `walkers` walks advance in turn, each prefetching its next cell one turn ahead: their misses
+    // overlap instead of queueing. The schedule is fixed, so results are deterministic (for
+    // floating-point weights the summation order is this schedule's, the same on every run).
+    // A cell is marked done when its value is final (all inflow added): when a walk takes it.
+    constexpr int walkers = 16;
+    std::ptrdiff_t current[walkers];  // cell whose final value is passed on next
+    std::ptrdiff_t target[walkers];   // its downstream cell (prefetched)
+    int active = 0;
+    std::ptrdiff_t scan = 0;  // next cell to examine as a possible source
+    // Takes the next source in raster order and starts walker k on it; false when none is left.
+    auto start_walk = [&](int k) {
+        for (; scan < cells; ++scan) {
+            const std::uint8_t s = st[scan];
+            if ((s >> nibble) != 0 || (s & code_mask) == d8_no_data) continue;  // inflow pending, done, no data
             const unsigned code = s & code_mask;
-            st[i] = static_cast<std::uint8_t>(done_mark | code);
+            st[scan] = static_cast<std::uint8_t>(done_mark | code);
             ++visited;
-            if (code == d8_sink) break;
-            const std::ptrdiff_t next = i + offset[code];
-            a[next] += a[i];
-            s = static_cast<std::uint8_t>(st[next] - one_inflow);
-            st[next] = s;
-            if ((s >> nibble) != 0) break;
-            i = next;
+            if (code == d8_sink) continue;  // an isolated sink: nothing to pass on
+            current[k] = scan;
+            target[k] = scan + offset[code];
+            GORGE_DETAIL_PREFETCH(st + target[k]);
+            GORGE_DETAIL_PREFETCH(a + target[k]);
+            ++scan;
+            return true;
+        }
+        return false;
+    };
+    while (active < walkers && start_walk(active)) ++active;
+    while (active > 0) {
+        for (int k = 0; k < active;) {
+            const std::ptrdiff_t next = target[k];
+            a[next] += a[current[k]];
+            const std::uint8_t s = static_cast<std::uint8_t>(st[next] - one_inflow);
+            bool alive = false;
+            if ((s >> nibble) == 0) {  // all inflow received: next is final, walk on
+                const unsigned code = s & code_mask;
+                st[next] = static_cast<std::uint8_t>(done_mark | code);
+                ++visited;
+                if (code != d8_sink) {
+                    current[k] = next;
+                    target[k] = next + offset[code];
+                    GORGE_DETAIL_PREFETCH(st + target[k]);
+                    GORGE_DETAIL_PREFETCH(a + target[k]);
+                    alive = true;
+                }
+            } else {
+                st[next] = s;
+            }
+            if (alive || start_walk(k)) {
+                ++k;
+            } else {  // no source left: retire walker k by moving the last active one into its slot
+                --active;
+                current[k] = current[active];
+                target[k] = target[active];
+            }
         }
     }
     if (visited != data_cells) {
         // Cells left unvisited lie on or downstream of a cycle; name the first of them.
         for (std::ptrdiff_t i = 0; i < cells; ++i)
             if ((st[i] & done_mark) != done_mark && (st[i] & code_mask) != d8_no_data)
-                throw_bad_direction(who, i % w, i / w, "lies on or below a cycle of directions");
+                throw_bad_direction(who, i % stride, i / stride, "lies on or below a cycle of directions");
     }
 }
 
 }  // namespace detail
 
-/// D8 flow directions of a heightmap (usually filled with fill_depressions_epsilon first).
-/// Throws std::invalid_argument naming the first non-finite data cell.
+/// D8 flow directions of a heightmap (usually filled with fill_depressions_epsilon first),
+/// written into `out` (the size of heights, any stride): lets an engine reuse its buffer.
+/// Throws std::invalid_argument for a size mismatch or naming the first non-finite data cell
+/// (out is then unchanged).
 template <class V, class T = std::remove_const_t<V>>
-grid<std::uint8_t> flow_directions(grid_view<V> heights_view, const d8_options<T>& options = {}) {
+void flow_directions(grid_view<V> heights_view, grid_view<std::uint8_t> out, const d8_options<T>& options = {}) {
     static_assert(std::is_floating_point<T>::value, "gorge::flow_directions needs floating-point heights");
     const grid_view<const T> heights = heights_view;
+    if (out.width() != heights.width() || out.height() != heights.height())
+        throw std::invalid_argument("gorge::flow_directions: out must have the size of heights");
     detail::check_heights(heights, options.no_data, "gorge::flow_directions");
     const std::ptrdiff_t w = heights.width(), h = heights.height();
-    grid<std::uint8_t> dirs(w, h);
     // Cells whose neighbours all exist and hold data take the unchecked path; the edge cells, and
     // every cell of a map with a no-data value, take the checked one.
     const bool fast = !options.no_data && w >= 3 && h >= 3;
     for (std::ptrdiff_t y = 0; y < h; ++y) {
-        std::uint8_t* out = dirs.data() + y * w;
+        std::uint8_t* row = out.row(y);
         if (fast && y > 0 && y < h - 1) {
             if (options.rule == d8_rule::steepest)
-                detail::d8_inner_row<d8_rule::steepest>(heights, y, out);
+                detail::d8_inner_row<d8_rule::steepest>(heights, y, row);
             else
-                detail::d8_inner_row<d8_rule::lowest>(heights, y, out);
-            out[0] = detail::d8_cell_checked(heights, 0, y, options);
-            out[w - 1] = detail::d8_cell_checked(heights, w - 1, y, options);
+                detail::d8_inner_row<d8_rule::lowest>(heights, y, row);
+            row[0] = detail::d8_cell_checked(heights, 0, y, options);
+            row[w - 1] = detail::d8_cell_checked(heights, w - 1, y, options);
         } else {
-            for (std::ptrdiff_t x = 0; x < w; ++x) out[x] = detail::d8_cell_checked(heights, x, y, options);
+            for (std::ptrdiff_t x = 0; x < w; ++x) row[x] = detail::d8_cell_checked(heights, x, y, options);
         }
     }
+}
+/// As above, into a new grid.
+template <class V, class T = std::remove_const_t<V>>
+grid<std::uint8_t> flow_directions(grid_view<V> heights, const d8_options<T>& options = {}) {
+    grid<std::uint8_t> dirs(heights.width(), heights.height());
+    flow_directions(heights, dirs.view(), options);
     return dirs;
 }
 template <class T>
@@ -236,20 +297,28 @@ grid<std::uint8_t> flow_directions(const grid<T>& heights, const d8_options<T>& 
 }
 
 /// Number of cells draining through each cell, itself included (0 for no-data cells), from D8
-/// directions. O(n). Throws std::invalid_argument for invalid directions (cell named), cycles, or
-/// more than 2^32 - 1 cells.
-inline grid<std::uint32_t> flow_accumulation(grid_view<const std::uint8_t> directions) {
+/// directions, written into `out` (the size of directions, any stride, not overlapping it): lets
+/// an engine reuse its buffer. O(n). Throws std::invalid_argument for a size mismatch, invalid
+/// directions (cell named), cycles, or more than 2^32 - 1 cells; out's contents are then
+/// unspecified.
+inline void flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<std::uint32_t> out) {
+    const char* who = "gorge::flow_accumulation";
+    if (out.width() != directions.width() || out.height() != directions.height())
+        throw std::invalid_argument(std::string(who) + ": out must have the size of directions");
     if (directions.size() > std::numeric_limits<std::uint32_t>::max())
-        throw std::invalid_argument("gorge::flow_accumulation: the map has more than 2^32 - 1 cells; "
+        throw std::invalid_argument(std::string(who) + ": the map has more than 2^32 - 1 cells; "
                                     "use the weighted overload with double weights");
-    grid<std::uint32_t> acc(directions.width(), directions.height(), 1u);
     for (std::ptrdiff_t y = 0; y < directions.height(); ++y) {
         const std::uint8_t* r = directions.row(y);
-        std::uint32_t* a = acc.data() + y * directions.width();
-        for (std::ptrdiff_t x = 0; x < directions.width(); ++x)
-            if (r[x] == d8_no_data) a[x] = 0u;
+        std::uint32_t* a = out.row(y);
+        for (std::ptrdiff_t x = 0; x < directions.width(); ++x) a[x] = r[x] == d8_no_data ? 0u : 1u;
     }
-    detail::accumulate_flow(directions, acc, "gorge::flow_accumulation");
+    detail::accumulate_flow(directions, out, who);
+}
+/// As above, into a new grid.
+inline grid<std::uint32_t> flow_accumulation(grid_view<const std::uint8_t> directions) {
+    grid<std::uint32_t> acc(directions.width(), directions.height());
+    flow_accumulation(directions, acc.view());
     return acc;
 }
 inline grid<std::uint32_t> flow_accumulation(const grid<std::uint8_t>& directions) {
@@ -270,7 +339,7 @@ grid<T> flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<W>
     for (std::ptrdiff_t y = 0; y < directions.height(); ++y)
         for (std::ptrdiff_t x = 0; x < directions.width(); ++x)
             acc(x, y) = directions(x, y) == d8_no_data ? T(0) : weights(x, y);
-    detail::accumulate_flow(directions, acc, who);
+    detail::accumulate_flow(directions, acc.view(), who);
     return acc;
 }
 
