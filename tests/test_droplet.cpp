@@ -629,7 +629,7 @@ TEST_CASE("droplet: deterministic from the seed") {
 
 TEST_CASE("droplet: tiled schedule gives the same bits for 1, 2, 3 and 8 threads") {
     droplet_params<float> p;
-    p.lifetime = 12;  // margin 12 + 3 + 5 = 20: tiles of 40 cells, 6 x 6 tiles on 255 x 255 starts
+    p.lifetime = 12;  // margin 12 + 3 + 8 = 23: tiles of 46+ cells, 5 x 5 tiles on 255 x 255 starts
     const grid<float> source = hills<float>(256, 256);
     std::vector<grid<float>> results;
     std::vector<gorge::droplet_stats> stats;
@@ -663,6 +663,47 @@ TEST_CASE("droplet: tiled schedule gives the same bits for 1, 2, 3 and 8 threads
         o.threads = 5;
         gorge::erode_droplets(b, 6000, {}, o);
         CHECK(same_bits(a, b));
+    }
+}
+
+TEST_CASE("droplet: writes stay within the tile margin of the start cell") {
+    // The tiled schedule relies on detail::droplet_tile_margin: a droplet starting in cell
+    // (sx, sy) writes only cells within [sx - L - r - 3, sx + L + r + 6] (less in y). Check it
+    // on steep terrain for several radii, map alignments and both brush paths (interior blocks
+    // and the clipped border).
+    for (const int radius : {1, 3, 4, 7}) {
+        droplet_params<float> p;
+        p.brush_radius = radius;
+        p.lifetime = 10;
+        p.inertia = 0.6f;
+        const std::ptrdiff_t margin = gorge::detail::droplet_tile_margin(p.lifetime, radius);
+        // Nodes lie within lifetime + 1 of the start cell; blocks reach r + 2 left and r + 5
+        // right of a node, rows r - 1 (the deposit corner 1) up and down.
+        const std::ptrdiff_t travel = p.lifetime + 1, left = radius + 2, right = radius + 5;
+        const std::ptrdiff_t vertical = std::max(radius - 1, 1);
+        CHECK(margin >= travel + std::max(left, right) + 1);
+        for (const int width : {97, 100, 101}) {  // row strides of each alignment
+            grid<float> source = hills<float>(width, 90, radius);
+            for (float& h : source) h *= 30.0f;  // steep: droplets run their full lifetime
+            gorge::droplet_eroder<float> probe(source.view(), p);
+            for (std::uint64_t k = 0; k < 60; ++k) {
+                grid<float> g = source;
+                gorge::droplet_eroder<float> eroder(g.view(), p);
+                const glm::vec2 start = probe.serial_start(k, k);
+                eroder.run(start, droplet_edge::deposit);
+                const auto sx = std::ptrdiff_t(start.x), sy = std::ptrdiff_t(start.y);
+                for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+                    for (std::ptrdiff_t x = 0; x < g.width(); ++x)
+                        if (g(x, y) != source(x, y)) {
+                            INFO("radius " << radius << " width " << width << " start " << sx << ", " << sy
+                                           << " changed " << x << ", " << y);
+                            CHECK(x >= sx - travel - left);
+                            CHECK(x <= sx + travel + right);
+                            CHECK(y >= sy - travel - vertical);
+                            CHECK(y <= sy + travel + vertical);
+                        }
+            }
+        }
     }
 }
 

@@ -28,16 +28,19 @@
 //     (droplet_edge::deposit). droplet_stats reports eroded, deposited and outflow, and the
 //     terrain's volume changes by exactly deposited - eroded = -outflow (up to float rounding).
 //   - Heights may be negative: erosion is not clamped at zero.
-//   - One shared brush table of (2r - 1) rows of padded width (weights only; the offsets are the
-//     table position). At the map border the brush is clipped to the map and renormalised, so the
-//     picked-up material always equals what the terrain loses. No per-cell tables.
+//   - One shared brush table for the whole map: the (index offset, cell offset, weight) of each
+//     cell closer than r to the node, plus, for the interior, the same weights laid out as rows
+//     of 16-byte blocks (one copy per alignment of a row within a block, see erode_blocks). At
+//     the map border the brush is clipped to the map and renormalised, so the picked-up material
+//     always equals what the terrain loses. No per-cell tables.
 //
-// Memory: besides the caller's heightmap, one call allocates the brush table, (2r - 1) × pad(2r - 1)
-// values (pad rounds up to 4, or to a multiple of 8 above 4) and, in the tiled schedule, a few
-// dozen bytes per tile (a tile is at least (2·margin)² cells, see below) plus the worker threads.
-// droplet_workspace_bytes() returns the exact figure; for maps of 128 × 128 cells or more with
-// brush radius <= 8 it is far below half of the heightmap, so the total stays within 1.5× the
-// heightmap (thread stacks, which the operating system provides, are not counted).
+// Memory: besides the caller's heightmap, a run allocates the brush tables (about 1.2 KiB for the
+// default radius 3, 26 KiB at radius 8, float) and, in the tiled schedule, 104 bytes per tile
+// (a tile has at least (2·margin)² cells) plus the worker threads. droplet_workspace_bytes()
+// returns the figure (the tests check it against what a run really holds at its peak); for maps
+// of 128 × 128 cells or more with brush radius <= 8 it stays below half of the heightmap, so the
+// total stays within 1.5× the heightmap. Thread stacks, which the operating system provides, are
+// not counted.
 //
 // Random starts (documented generator): droplet k starts at a position derived from
 // SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014)
@@ -48,29 +51,32 @@
 // Schedules (droplet_options::schedule):
 //   - serial: droplets k = 0 .. n-1 in order, starts uniform over [0, W-1) × [0, H-1).
 //     Stopping after m droplets (cancellation) leaves the same map as a run of m droplets.
-//   Both schedules interleave droplets in pairs by default (droplet_options::interleave): the
-//   steps of droplets 2j and 2j + 1 (counted from the start of each block of droplet_chunk
-//   droplets) alternate, which keeps two independent dependency chains in flight; the order of
-//   all reads and writes stays fixed, so results stay deterministic. interleave = false runs
-//   droplets strictly one after another.
 //   - tiled (parallel): the map is cut into tiles of at least 2·margin cells per side, margin =
-//     lifetime + 3 + padded brush width, which bounds how far a droplet's writes can reach from
-//     its tile. Tiles are 4-coloured by the parity of their column and row; tiles of one colour
-//     are at least 2·margin apart and run concurrently, colours run one after another, and the
-//     whole sequence repeats `rounds` times, each round taking its share of the droplets. Each
-//     tile gets droplets in proportion to its area, starting uniformly inside the tile; a tile's
-//     droplets run in index order. Droplets of a tile are also confined to a position box (the
-//     tile grown by lifetime + 1) — a droplet reaching its side is treated like one that died there
-//     — so disjointness follows from integer bounds, not from floating-point travel estimates.
-//     The result is bit-identical for every thread count (including 1), and free of data races.
-//     The serial and tiled schedules visit droplets in different orders and give different (but
-//     statistically alike) terrains. A map smaller than two tiles in an axis has one tile in that
-//     axis; a map of one tile runs on one thread.
+//     lifetime + brush radius + 8 (see detail::droplet_tile_margin), which bounds how far a
+//     droplet's writes can reach from the tile it starts in. Tiles are 4-coloured by the parity
+//     of their column and row; tiles of one colour are at least 2·margin apart and run
+//     concurrently, colours run one after another, and the whole sequence repeats `rounds`
+//     times, each round taking its share of the droplets. Each tile gets droplets in proportion
+//     to its area, starting uniformly inside the tile (droplet indices are numbered round by
+//     round, tile by tile). Droplets of a tile are confined to a position box (the tile grown by
+//     lifetime + 1 cells); one reaching its side dies there like a droplet on flat ground, which
+//     a droplet moving one cell per step can only do through rounding, so disjointness follows
+//     from integer bounds, not from floating-point travel estimates. The result is bit-identical
+//     for every thread count (including 1) and free of data races. The serial and tiled
+//     schedules visit droplets in different orders and give different (statistically alike)
+//     terrains. A map shorter than two tiles along an axis has one tile along it; a map of one
+//     tile runs on one thread.
+//   Both interleave droplets in pairs by default (droplet_options::interleave): the steps of
+//   droplets 2j and 2j + 1 (counted from the start of each block of droplet_chunk droplets)
+//   alternate, which keeps two independent dependency chains in flight; the order of all reads
+//   and writes stays fixed, so results stay deterministic. interleave = false runs droplets
+//   strictly one after another.
 //
 // Guarantees: deterministic for a given seed, schedule and parameters (and, tiled, any thread
-// count); heights stay finite for finite inputs within droplet_height_limit<T>() (checked, as
-// are the parameters; both throw std::invalid_argument naming the culprit). Not guaranteed: the
-// same bits across compilers or CPUs (floating-point contraction may differ).
+// count); no NaN or infinity for finite heights within ±droplet_height_limit<T>() (checked, as
+// are the parameters; both throw std::invalid_argument naming the culprit): speed and capacity
+// are clamped, a vanishing direction ends the droplet. Not guaranteed: the same bits across
+// compilers or CPUs (floating-point contraction may differ).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -279,13 +285,16 @@ struct droplet_block {
 #define GORGE_DROPLET_BLOCKS 0
 #endif
 
-/// Distance, in cells, beyond a tile's start rectangle that droplets starting in it can write
-/// to: positions stay inside the position box (lifetime + 1 beyond the rectangle), a cell's far
-/// corner is one more, the brush reaches r - 1 around a node and its aligned blocks up to
-/// droplet_block_slack further; plus one cell of slack.
+/// Cells a tile needs around its start rectangle [x0, x1) so that tiles of one colour never
+/// write the same cell. Positions stay in the position box [x0 - L - 1, x1 + L + 1) (L = lifetime),
+/// so nodes lie in [x0 - L - 1, x1 + L]. From a node, writes reach left by the brush (r - 1) plus
+/// up to droplet_block_slack cells of its first aligned block, i.e. r + 2, and right by the last
+/// block, at most block_row - r <= r + 5 cells (the deposit corner is +1). Writes therefore stay
+/// in [x0 - L - r - 3, x1 + L + r + 5]; the margin L + r + 8 covers both sides with a cell to
+/// spare, and tiles of one colour are at least 2·margin apart.
 inline std::ptrdiff_t droplet_tile_margin(int lifetime, int brush_radius) {
-    constexpr int corner_and_slack = 2;
-    return std::ptrdiff_t(lifetime) + std::ptrdiff_t(brush_radius) + droplet_block_slack + corner_and_slack;
+    constexpr int reach_beyond_radius = 8;
+    return std::ptrdiff_t(lifetime) + std::ptrdiff_t(brush_radius) + reach_beyond_radius;
 }
 
 /// Brush row width, in cells, covered by whole aligned blocks whatever the row's alignment.
