@@ -34,9 +34,9 @@
 //     the map border the brush is clipped to the map and renormalised, so the picked-up material
 //     always equals what the terrain loses. No per-cell tables.
 //
-// Memory: besides the caller's heightmap, a run allocates the brush tables (about 1.2 KiB for the
-// default radius 3, 26 KiB at radius 8, float) and, in the tiled schedule, 104 bytes per tile
-// (a tile has at least (2·margin)² cells) plus the worker threads. droplet_workspace_bytes()
+// Memory: besides the caller's heightmap, a run allocates the brush tables (1.2 KiB for the
+// default radius 3, 9.2 KiB at radius 8, 142 KiB at the maximum radius 32, float) and, in the tiled
+// schedule, 108 bytes per tile (a tile has at least (2·margin)² cells) plus the worker threads. droplet_workspace_bytes()
 // returns the figure (the tests check it against what a run really holds at its peak); for maps
 // of 128 × 128 cells or more with brush radius <= 8 it stays below half of the heightmap, so the
 // total stays within 1.5× the heightmap. Thread stacks, which the operating system provides, are
