@@ -53,7 +53,10 @@ struct large_block_allocator {
     T* allocate(std::size_t n) {
         if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
         const std::size_t bytes = n * sizeof(T);
-        if (bytes < huge_page) return static_cast<T*>(::operator new(bytes, std::align_val_t(small_alignment)));
+        if (bytes < huge_page) {
+            if (over_aligned) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T))));
+            return static_cast<T*>(::operator new(bytes));  // as std::allocator does
+        }
         void* p = ::operator new(bytes, std::align_val_t(huge_page));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
         madvise(p, bytes, MADV_HUGEPAGE);  // only a hint: failure leaves ordinary pages
@@ -61,7 +64,12 @@ struct large_block_allocator {
         return static_cast<T*>(p);
     }
     void deallocate(T* p, std::size_t n) {
-        ::operator delete(p, std::align_val_t(n * sizeof(T) < huge_page ? small_alignment : huge_page));
+        if (n * sizeof(T) >= huge_page)
+            ::operator delete(p, std::align_val_t(huge_page));
+        else if (over_aligned)
+            ::operator delete(p, std::align_val_t(alignof(T)));
+        else
+            ::operator delete(p);
     }
     template <class U>
     bool operator==(const large_block_allocator<U>&) const { return true; }
@@ -69,8 +77,7 @@ struct large_block_allocator {
     bool operator!=(const large_block_allocator<U>&) const { return false; }
 
 private:
-    static constexpr std::size_t small_alignment =
-        alignof(T) > alignof(std::max_align_t) ? alignof(T) : alignof(std::max_align_t);
+    static constexpr bool over_aligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
 };
 
 /// Number of elements a view of (width, height, stride) spans: (height - 1) * stride + width.
