@@ -250,7 +250,7 @@ inline double droplet_brush_weight(int dx, int dy, int r) {
 inline std::size_t droplet_brush_entries(int r) {
     std::size_t n = 0;
     for (int dy = 1 - r; dy < r; ++dy)
-        for (int dx = 1 - r; dx < r; ++dx) n += droplet_brush_weight(dx, dy, r) > 0 ? 1 : 0;
+        for (int dx = 1 - r; dx < r; ++dx) n += droplet_brush_weight(dx, dy, r) > 0 ? 1u : 0u;
     return n;
 }
 
