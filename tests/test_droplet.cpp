@@ -493,6 +493,38 @@ TEST_CASE("droplet: a batch without interleaving equals its droplets run one by 
     }
 }
 
+TEST_CASE("droplet: a strided view erodes its sub-rectangle only, exactly like a packed copy") {
+    // An engine's texture with padding: the view covers cells (10..59, 5..44) of an 80-wide
+    // buffer. Cells outside must stay untouched, and the result must not depend on the stride
+    // (the interior brush path aligns its blocks to addresses, which the stride changes).
+    for (const droplet_schedule schedule : {droplet_schedule::serial, droplet_schedule::tiled}) {
+        grid<float> buffer(80, 60, -7.0f);
+        grid<float> packed = hills<float>(50, 40, 0.4);
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 50; ++x) buffer(10 + x, 5 + y) = packed(x, y);
+        const grid<float> buffer_before = buffer;
+        droplet_options o;
+        o.schedule = schedule;
+        o.threads = 2;
+        droplet_params<float> p;
+        p.lifetime = 8;
+        gorge::erode_droplets(gorge::grid_view<float>(&buffer(10, 5), 50, 40, 80), 3000, p, o);
+        gorge::erode_droplets(packed, 3000, p, o);
+        bool outside_untouched = true, inside_same = true;
+        for (int y = 0; y < 60; ++y)
+            for (int x = 0; x < 80; ++x) {
+                const bool inside = x >= 10 && x < 60 && y >= 5 && y < 45;
+                if (!inside && std::memcmp(&buffer(x, y), &buffer_before(x, y), sizeof(float)) != 0)
+                    outside_untouched = false;
+                if (inside && std::memcmp(&buffer(x, y), &packed(x - 10, y - 5), sizeof(float)) != 0)
+                    inside_same = false;
+            }
+        CHECK(outside_untouched);
+        CHECK(inside_same);
+        CHECK(!same_bits(packed, hills<float>(50, 40, 0.4)));
+    }
+}
+
 TEST_CASE("droplet: material is conserved; the volume changes by exactly what flows over the edge") {
     SECTION("double") {
         for (const droplet_edge edge : {droplet_edge::outflow, droplet_edge::deposit}) {
