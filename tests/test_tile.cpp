@@ -297,7 +297,8 @@ TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][b
     auto mismatched = b;
     mismatched.ridge_map = other.buffers().ridge_map;
     CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, mismatched, s); }), "ridge_map"));
-    CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, gorge::tile_buffers<float>{}, s); }), "no output buffer"));
+    CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, 0, 0, gorge::tile_buffers<float>{}, s); }),
+                   "no output buffer"));
     CHECK(contains(message_of([&] { gorge::evaluate_tile(field, smp, 0, 0, b); }), "ridge_map"));
 
     CHECK(contains(message_of([&] { gorge::erode_tile(field, smp, INT64_MAX - 3, 0, b, s); }), "first_x"));
@@ -307,7 +308,8 @@ TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][b
 
     gorge::erosion_points_input<float> in;
     in.n = 3;
-    CHECK(contains(message_of([&] { gorge::erosion_filter_points(in, gorge::erosion_params<float>{}, {}); }), "must not be null"));
+    CHECK(contains(message_of([&] { gorge::erosion_filter_points(in, gorge::erosion_params<float>{}, {}); }),
+                   "must not be null"));
 
     // An exception thrown by the field on a worker thread reaches the caller.
     s.threads = 3;
@@ -340,14 +342,16 @@ TEST_CASE("tile: double tiles are deterministic and match the scalar double kern
         gorge::erode_tile(field, smp, x0, y0, b, settings);
         return out;
     };
-    const std::vector<double> whole = fill(0, 0, 23, 7, 1), threaded = fill(0, 0, 23, 7, 3), part = fill(5, 2, 11, 4, 2);
+    const std::vector<double> whole = fill(0, 0, 23, 7, 1), threaded = fill(0, 0, 23, 7, 3);
+    const std::vector<double> part = fill(5, 2, 11, 4, 2);  // a sub-tile at (5, 2), 11 x 4
     CHECK(whole == threaded);
     std::size_t differing = 0;
     double e = 0;
     for (std::ptrdiff_t y = 0; y < 7; ++y)
         for (std::ptrdiff_t x = 0; x < 23; ++x) {
             const double got = whole[std::size_t(y * 23 + x)];
-            if (x >= 5 && x < 16 && y >= 2 && y < 6) differing += got == part[std::size_t((y - 2) * 11 + x - 5)] ? 0 : 1;
+            if (x >= 5 && x < 16 && y >= 2 && y < 6)
+                differing += got == part[std::size_t((y - 2) * 11 + x - 5)] ? 0 : 1;
             const glm::dvec2 p(smp.origin.x + smp.spacing.x * double(x), smp.origin.y + smp.spacing.y * double(y));
             const glm::dvec3 h = field(p);
             const double fade = gorge::fade_target_from_altitude(h.x, 0.4, 0.6);

@@ -48,8 +48,8 @@ GORGE_FORCEINLINE demo_sample<T> demo_pipeline(glm::vec<2, T> p, const erosion_p
     const glm::vec<3, T> terrain(detail::constant<T>(demo::base_height) + T(0.5) * n.x, T(0.5) * n.y, T(0.5) * n.z);
     const erosion_result<T> r = erosion_filter<Hash>(p, terrain, fade_target, params, seed);
     demo_sample<T> out;
-    out.height = apply_height_offset(terrain.x, r, fade_target,
-                                     glm::vec<2, T>(detail::constant<T>(demo::height_offset_o), detail::constant<T>(demo::height_offset_k)));
+    const glm::vec<2, T> offset(detail::constant<T>(demo::height_offset_o), detail::constant<T>(demo::height_offset_k));
+    out.height = apply_height_offset(terrain.x, r, fade_target, offset);
     out.ridge_map = r.ridge_map;
     out.input_height = terrain.x;
     return out;

@@ -81,8 +81,8 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
             // lane, the cell is skipped (about half of the 4x4 window, saving exp, sin and cos).
             if (!detail::any<T>(d2 < detail::constant<T>(detail::phacelle_skip_distance_sq))) continue;
             // The exponent is never positive, which lets SIMD types use a cheaper exp.
-            const T w = detail::max(T(0), detail::exp_nonpositive(-detail::constant<T>(detail::phacelle_bell_falloff) * d2) -
-                                              detail::constant<T>(detail::phacelle_weight_floor));
+            const T bell = detail::exp_nonpositive(-detail::constant<T>(detail::phacelle_bell_falloff) * d2);
+            const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
             const T angle = detail::dot(v, side) + phase0;
             T sin_angle, cos_angle;
             detail::sincos(angle, sin_angle, cos_angle);

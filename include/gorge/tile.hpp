@@ -240,7 +240,8 @@ void erode_tile(const Field& field, const tile_sampling<S>& sampling, std::int64
     detail::check_sampling(sampling, who);
     if (!(std::isfinite(settings.valley_altitude) && std::isfinite(settings.peak_altitude) &&
           settings.valley_altitude != settings.peak_altitude))
-        throw std::invalid_argument("gorge::erode_tile: tile_settings::valley_altitude and peak_altitude must be finite and differ");
+        throw std::invalid_argument(
+            "gorge::erode_tile: tile_settings::valley_altitude and peak_altitude must be finite and differ");
     if (!(std::isfinite(settings.height_offset.x) && std::isfinite(settings.height_offset.y)))
         throw std::invalid_argument("gorge::erode_tile: tile_settings::height_offset must be finite");
     const auto size = detail::tile_size(out, who);
@@ -285,7 +286,8 @@ void evaluate_tile(const Field& field, const tile_sampling<S>& sampling, std::in
                   "gorge::evaluate_tile: S must be float or double");
     constexpr const char* who = "gorge::evaluate_tile";
     detail::check_sampling(sampling, who);
-    if (out.ridge_map.data()) throw std::invalid_argument("gorge::evaluate_tile: ridge_map is not an output of a raw field");
+    if (out.ridge_map.data())
+        throw std::invalid_argument("gorge::evaluate_tile: ridge_map is not an output of a raw field");
     const auto size = detail::tile_size(out, who);
     const std::ptrdiff_t width = size.first, height = size.second;
 
