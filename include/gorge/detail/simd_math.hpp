@@ -219,8 +219,8 @@ GORGE_FORCEINLINE xsimd::batch<float, A> pow(const xsimd::batch<float, A>& x, co
         e.store_aligned(es);
         result.store_aligned(rs);
         for (std::size_t i = 0; i < n; ++i) {
-            const bool positive = xs[i] >= std::numeric_limits<float>::min() && xs[i] < INFINITY;
-            const bool lane_fast = (positive || xs[i] == 0.0f) && std::fabs(es[i]) < INFINITY;
+            const bool lane_positive = xs[i] >= std::numeric_limits<float>::min() && xs[i] < INFINITY;
+            const bool lane_fast = (lane_positive || xs[i] == 0.0f) && std::fabs(es[i]) < INFINITY;
             if (!lane_fast) rs[i] = std::pow(xs[i], es[i]);
         }
         result = F::load_aligned(rs);
