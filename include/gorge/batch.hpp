@@ -111,7 +111,8 @@ struct erosion_points_output {
 
 /// The erosion filter over n points given as arrays, simd_lanes<S>() points per kernel call.
 /// Validates the parameters and the required input pointers (std::invalid_argument).
-/// Results are bit-identical to calling erosion_filter on simd_batch_t<S> directly, whatever n.
+/// A point's result depends on its own inputs only, not on n or on its index: the tail batch is
+/// padded and goes through the same kernel.
 template <class Hash = pcg3d_hash, class S>
 void erosion_filter_points(const erosion_points_input<S>& in, const erosion_params<S>& params,
                            const erosion_points_output<S>& out, std::uint32_t seed = 0) {
