@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -17,6 +18,7 @@
 #include "support/csv.hpp"
 #include "support/reference.hpp"
 
+#include <gorge/demo_pipeline.hpp>
 #include <gorge/erosion_filter.hpp>
 #include <gorge/field.hpp>
 #include <gorge/fractal.hpp>
@@ -414,6 +416,48 @@ struct agreement_runner {
 }  // namespace
 
 TEST_CASE("simd: batch kernels agree with the scalar kernels", "[simd]") { for_each_arch(agreement_runner{}); }
+
+namespace {
+
+/// Demo pipeline heights and ridge maps of a fixed point set, evaluated with architecture A.
+template <class A>
+std::vector<float> demo_bits(const std::vector<float>& x, const std::vector<float>& y) {
+    using B = xsimd::batch<float, A>;
+    std::vector<float> out(2 * x.size());
+    for (std::size_t i = 0; i + B::size <= x.size(); i += B::size) {
+        const auto s = gorge::demo_pipeline(glm::vec<2, B>(B::load_unaligned(&x[i]), B::load_unaligned(&y[i])), 6u);
+        s.height.store_unaligned(&out[i]);
+        s.ridge_map.store_unaligned(&out[x.size() + i]);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("simd: results do not depend on the batch width", "[simd]") {
+    // Every lane runs the same operation sequence at any width, so SSE2, AVX2 and AVX-512 batches
+    // must give the same bits (this build has no FMA contraction; see tests/CMakeLists.txt).
+    std::vector<float> x(1024), y(1024);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        x[i] = float(i % 64) / 64.0f + 0.001f * float(i / 64);
+        y[i] = float(i / 64) / 16.0f - 0.3f;
+    }
+    const std::vector<float> widest = demo_bits<xsimd::default_arch>(x, y);
+    std::size_t compared = 0, differing = 0;
+    const auto compare = [&](const std::vector<float>& other) {
+        for (std::size_t i = 0; i < widest.size(); ++i, ++compared)
+            differing += std::memcmp(&widest[i], &other[i], sizeof(float)) == 0 ? 0 : 1;
+    };
+#if XSIMD_WITH_AVX2
+    compare(demo_bits<xsimd::avx2>(x, y));
+#endif
+#if XSIMD_WITH_SSE2
+    compare(demo_bits<xsimd::sse2>(x, y));
+#endif
+    std::printf("  batch widths: %zu demo outputs compared against %zu-lane batches, %zu differ\n", compared,
+                xsimd::batch<float>::size, differing);
+    CHECK(differing == 0);
+}
 
 TEST_CASE("simd: double batches reproduce the reference data", "[simd]") {
     // The independent reference implementation's rows (tests/data/reference/erosion_filter.csv),

@@ -31,7 +31,9 @@
 // from libm in the last bits, so float kernels agree with the scalar path to a few ulps, not bit
 // for bit (tests/test_simd.cpp measures and bounds it). Double batches evaluate sin, cos and pow
 // lane by lane through libm (bit-identical to the scalar double path) and exp through xsimd.
-// Every function treats each lane alone: a lane's result never depends on the other lanes.
+// Every function treats each lane alone: a lane's result never depends on the other lanes, and
+// every lane runs the same operation sequence at any width, so SSE2, AVX2 and AVX-512 batches give
+// the same bits (tests/test_simd.cpp checks this for the demo pipeline).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
