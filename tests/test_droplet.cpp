@@ -97,7 +97,8 @@ grid<T> hills(int w, int h, double phase = 0.0) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
             g(x, y) = T(0.5 + 0.25 * std::sin(0.11 * x + phase) * std::cos(0.07 * y - phase) +
-                        0.15 * std::sin(0.031 * (x + 2 * y) + 1.7 * phase) + 0.02 * std::sin(0.9 * x) * std::sin(1.1 * y));
+                        0.15 * std::sin(0.031 * (x + 2 * y) + 1.7 * phase) +
+                        0.02 * std::sin(0.9 * x) * std::sin(1.1 * y));
     return g;
 }
 

@@ -35,12 +35,12 @@
 //     always equals what the terrain loses. No per-cell tables.
 //
 // Memory: besides the caller's heightmap, a run allocates the brush tables (1.2 KiB for the
-// default radius 3, 9.2 KiB at radius 8, 142 KiB at the maximum radius 32, float) and, in the tiled
-// schedule, 108 bytes per tile (a tile has at least (2·margin)² cells) plus the worker threads. droplet_workspace_bytes()
-// returns the figure (the tests check it against what a run really holds at its peak); for maps
-// of 128 × 128 cells or more with brush radius <= 8 it stays below half of the heightmap, so the
-// total stays within 1.5× the heightmap. Thread stacks, which the operating system provides, are
-// not counted.
+// default radius 3, 9.2 KiB at radius 8, 142 KiB at the maximum radius 32, float) and, in the
+// tiled schedule, 108 bytes per tile (a tile has at least (2·margin)² cells) plus the worker
+// threads. droplet_workspace_bytes() returns the figure (the tests check it against what a run
+// really holds at its peak); for maps of 128 × 128 cells or more with brush radius <= 8 it stays
+// below half of the heightmap, so the total stays within 1.5× the heightmap. Thread stacks, which
+// the operating system provides, are not counted.
 //
 // Random starts (documented generator): droplet k starts at a position derived from
 // SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014)
@@ -109,10 +109,12 @@ namespace gorge {
 template <class T>
 struct droplet_params {
     static_assert(std::is_floating_point<T>::value, "droplet_params<T>: T must be float or double");
-    int brush_radius = 3;        ///< erosion brush radius in cells, 1..32 (default 3); cells with distance < r get weight 1 - d/r
+    /// erosion brush radius in cells, 1..32 (default 3); cells closer than r get weight 1 - d/r
+    int brush_radius = 3;
     T inertia = T(0.05);         ///< share of the previous direction kept per step, 0..1 (default 0.05)
     T capacity_factor = T(4);    ///< sediment capacity per unit of descent·speed·water, finite >= 0 (default 4)
-    T min_capacity = T(0.01);    ///< capacity floor, keeps flat-ish droplets eroding a little, finite >= 0 (default 0.01)
+    /// capacity floor, keeps droplets on gentle slopes eroding a little, finite >= 0 (default 0.01)
+    T min_capacity = T(0.01);
     T erode_rate = T(0.3);       ///< fraction of the free capacity picked up per step, 0..1 (default 0.3)
     T deposit_rate = T(0.3);     ///< fraction of the excess sediment dropped per step, 0..1 (default 0.3)
     T evaporate_rate = T(0.01);  ///< fraction of the water lost per step, 0..1 (default 0.01)
@@ -163,7 +165,9 @@ struct droplet_options {
     droplet_edge edge = droplet_edge::outflow;           ///< sediment crossing the edge (default outflow)
     droplet_schedule schedule = droplet_schedule::serial;  ///< serial (default) or tiled
     unsigned threads = 0;   ///< tiled only: worker threads, 0 = std::thread::hardware_concurrency(); at most 1024
-    unsigned rounds = 8;    ///< tiled only: passes over the 4 colours, 1..1024 (default 8); more mixes tile order better
+    /// tiled only: passes over the 4 colours, 1..1024 (default 8); more rounds mix the order of
+    /// neighbouring tiles better, at one thread start and join per colour and round
+    unsigned rounds = 8;
     /// Run droplets in pairs whose steps alternate (default true; about 25 % faster, since two
     /// independent dependency chains keep the core busy). false runs them strictly one after
     /// another, exactly like droplet_eroder::run() called in index order. Either is
@@ -408,7 +412,8 @@ public:
         constexpr std::uint64_t max_count = std::uint64_t(1) << 53;
         constexpr unsigned max_threads = 1024, max_rounds = 1024;
         if (count > max_count) throw std::invalid_argument("gorge::erode_droplets: droplets must be <= 2^53");
-        if (options.threads > max_threads) throw std::invalid_argument("gorge::droplet_options: threads must be <= 1024");
+        if (options.threads > max_threads)
+            throw std::invalid_argument("gorge::droplet_options: threads must be <= 1024");
         if (options.schedule == droplet_schedule::tiled && (options.rounds < 1 || options.rounds > max_rounds))
             throw std::invalid_argument("gorge::droplet_options: rounds must be in 1..1024");
         if (options.schedule == droplet_schedule::tiled) return run_tiled(count, options);
@@ -463,7 +468,8 @@ private:
         block_x1_ = map_.width() - block_row_ + reach_ + 1;
         block_y0_ = reach_;
         block_y1_ = map_.height() - block_rows_ + reach_ + 1;
-        rows_share_alignment_ = (static_cast<std::size_t>(map_.stride()) * sizeof(T)) % detail::droplet_block_bytes == 0;
+        rows_share_alignment_ =
+            (static_cast<std::size_t>(map_.stride()) * sizeof(T)) % detail::droplet_block_bytes == 0;
         const auto rows = static_cast<std::size_t>(block_rows_), width = static_cast<std::size_t>(block_row_);
         blocks_.assign(lanes * rows * width, T(0));
         for (std::size_t shift = 0; shift < lanes; ++shift) {
@@ -919,7 +925,8 @@ private:
         const double total_area = area;
         for (unsigned round = 0; round < options.rounds && !stop.load(); ++round) {
             const std::uint64_t round_first = detail::droplet_round_begin(count, round, options.rounds);
-            const std::uint64_t round_count = detail::droplet_round_begin(count, round + 1, options.rounds) - round_first;
+            const std::uint64_t round_count =
+                detail::droplet_round_begin(count, round + 1, options.rounds) - round_first;
             // Droplets of this round before tile i: floor(round_count · area_before / total_area),
             // monotone in area_before; the end of the last tile is pinned to round_count.
             const auto share_begin = [&](std::size_t i) -> std::uint64_t {
@@ -958,8 +965,8 @@ private:
                         }
                     }
                 };
-                const std::size_t helpers =
-                    std::min<std::size_t>(wanted, last - first) > 0 ? std::min<std::size_t>(wanted, last - first) - 1 : 0;
+                const std::size_t workers = std::min<std::size_t>(wanted, last - first);
+                const std::size_t helpers = workers > 0 ? workers - 1 : 0;
                 std::vector<std::thread> pool;
                 pool.reserve(helpers);
                 try {
