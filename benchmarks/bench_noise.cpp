@@ -80,37 +80,37 @@ struct damped_f {
     template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::damped_fbm(p, gorge::damped_fbm_params<float>{}, 1u); }
 };
 
-void BM_gradient_noise_scalar(benchmark::State& s) { run_scalar(s, gradient_f{}); }
-void BM_value_noise_scalar(benchmark::State& s) { run_scalar(s, value_f{}); }
-void BM_simplex_noise_scalar(benchmark::State& s) { run_scalar(s, simplex_f{}); }
-void BM_fractal_sum6_scalar(benchmark::State& s) { run_scalar(s, fbm_f{}); }
-void BM_ridged6_scalar(benchmark::State& s) { run_scalar(s, ridged_f{}); }
-void BM_damped_fbm6_scalar(benchmark::State& s) { run_scalar(s, damped_f{}); }
-void BM_warp_fbm6_scalar(benchmark::State& s) {
+void gradient_noise_scalar(benchmark::State& s) { run_scalar(s, gradient_f{}); }
+void value_noise_scalar(benchmark::State& s) { run_scalar(s, value_f{}); }
+void simplex_noise_scalar(benchmark::State& s) { run_scalar(s, simplex_f{}); }
+void fractal_sum6_scalar(benchmark::State& s) { run_scalar(s, fbm_f{}); }
+void ridged6_scalar(benchmark::State& s) { run_scalar(s, ridged_f{}); }
+void damped_fbm6_scalar(benchmark::State& s) { run_scalar(s, damped_f{}); }
+void warp_fbm6_scalar(benchmark::State& s) {
     const gorge::fractal_sum_field<float> f(octaves6, 1u), wx(octaves6, 2u), wy(octaves6, 3u);
     run_scalar(s, gorge::warp(f, wx, wy, 0.5f));
 }
-void BM_island_recipe_scalar(benchmark::State& s) {
+void island_recipe_scalar(benchmark::State& s) {
     run_scalar(s, gorge::island_height_field(gorge::island_params<float>{}, 1u));
 }
-void BM_simplex_noise_simd(benchmark::State& s) { run_simd(s, simplex_f{}); }
-void BM_fractal_sum6_simd(benchmark::State& s) { run_simd(s, fbm_f{}); }
-void BM_damped_fbm6_simd(benchmark::State& s) { run_simd(s, damped_f{}); }
-void BM_island_recipe_simd(benchmark::State& s) {
+void simplex_noise_simd(benchmark::State& s) { run_simd(s, simplex_f{}); }
+void fractal_sum6_simd(benchmark::State& s) { run_simd(s, fbm_f{}); }
+void damped_fbm6_simd(benchmark::State& s) { run_simd(s, damped_f{}); }
+void island_recipe_simd(benchmark::State& s) {
     run_simd(s, gorge::island_height_field(gorge::island_params<float>{}, 1u));
 }
 
 }  // namespace
 
-BENCHMARK(BM_gradient_noise_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_value_noise_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_simplex_noise_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_fractal_sum6_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ridged6_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_damped_fbm6_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_warp_fbm6_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_island_recipe_scalar)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_simplex_noise_simd)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_fractal_sum6_simd)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_damped_fbm6_simd)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_island_recipe_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(gradient_noise_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(value_noise_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(simplex_noise_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(fractal_sum6_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(ridged6_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(damped_fbm6_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(warp_fbm6_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(island_recipe_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(simplex_noise_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(fractal_sum6_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(damped_fbm6_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(island_recipe_simd)->Unit(benchmark::kMillisecond);

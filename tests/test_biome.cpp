@@ -11,6 +11,7 @@
 #include <gorge/gorge.hpp>
 
 #include "support/catch.hpp"
+#include "support/errors.hpp"
 
 namespace {
 
@@ -20,17 +21,8 @@ biome classify(double e, double m, double slope = 0.0, const gorge::biome_params
     return gorge::classify_biome(e, m, slope, p);
 }
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gorge_test::contains;
+using gorge_test::invalid_argument_message;
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include <gorge/gorge.hpp>
 
 #include "support/catch.hpp"
+#include "support/errors.hpp"
 
 namespace {
 
@@ -106,17 +107,8 @@ std::size_t data_cells(const gorge::grid<T>& g, const std::optional<T>& nd) {
     return n;
 }
 
-template <class F>
-std::string invalid_argument_message(F&& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gorge_test::contains;
+using gorge_test::invalid_argument_message;
 
 }  // namespace
 

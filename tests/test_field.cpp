@@ -15,6 +15,7 @@
 #include <gorge/value_noise.hpp>
 
 #include "support/catch.hpp"
+#include "support/errors.hpp"
 #include "support/gradient_check.hpp"
 
 using gorge_test::check_gradient;
@@ -34,16 +35,7 @@ void expect_exact_gradient(const F& f, const char* what, std::uint64_t rng_seed,
     CHECK(r.worst < bound);
 }
 
-template <class F>
-void expect_throw_naming(F&& make, const std::string& name) {
-    try {
-        make();
-        FAIL("accepted a bad " << name);
-    } catch (const std::invalid_argument& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
-    }
-}
+using gorge_test::expect_throw_naming;
 
 }  // namespace
 

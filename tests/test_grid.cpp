@@ -11,21 +11,12 @@
 #include <gorge/grid.hpp>
 
 #include "support/catch.hpp"
+#include "support/errors.hpp"
 
 namespace {
 
-/// Message of the std::invalid_argument thrown by f, or "" when nothing (or something else) is thrown.
-template <class F>
-std::string invalid_argument_message(F&& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gorge_test::contains;
+using gorge_test::invalid_argument_message;
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include <gorge/noise.hpp>
 
 #include "support/catch.hpp"
+#include "support/errors.hpp"
 #include "support/gradient_check.hpp"
 
 using gorge_test::check_gradient;
@@ -23,16 +24,7 @@ namespace {
 glm::dvec3 radial(glm::dvec2 n) { return gorge::radial_distance(n); }
 glm::dvec3 square(glm::dvec2 n) { return gorge::square_bump_distance(n); }
 
-template <class F>
-void expect_throw_naming(F&& make, const std::string& name) {
-    try {
-        make();
-        FAIL("accepted a bad " << name);
-    } catch (const std::invalid_argument& e) {
-        INFO(e.what());
-        CHECK(std::string(e.what()).find(name) != std::string::npos);
-    }
-}
+using gorge_test::expect_throw_naming;
 
 // The recipe's clamped stage before the clamp, rebuilt from the documented formula, to keep the
 // gradient check away from the clamp's kinks.

@@ -44,9 +44,9 @@ constexpr double simplex_scale = 70.0;
 /// Adds one corner's kernel t^4 (g · x), its gradient and Hessian to n (unscaled).
 template <class T>
 GORGE_FORCEINLINE void simplex_corner(noise_d2<T>& n, vec2<T> x, vec2<T> g) {
-    const T t = max(constant<T>(simplex_radius_sq) - dot(x, x), T(0));
+    const T t = detail::max(constant<T>(simplex_radius_sq) - detail::dot(x, x), T(0));
     const T t2 = t * t, t3 = t2 * t, t4 = t2 * t2;
-    const T gx = dot(g, x);
+    const T gx = detail::dot(g, x);
     n.value += t4 * gx;
     n.gradient += t4 * g - (T(8) * t3 * gx) * x;
     // d2/dxi dxj = -8 t^3 (gi xj + gj xi) + 48 t^2 (g·x) xi xj - 8 t^3 (g·x) δij
