@@ -3,6 +3,7 @@
 # compiled; ctest run), then a Debug build with AddressSanitizer and UndefinedBehaviorSanitizer.
 # Installs missing Debian packages first. The GPU parity test runs on Mesa's lavapipe (a CPU
 # Vulkan driver) and must not skip: GORGE_REQUIRE_VULKAN turns a missing device into a failure.
+# Last, the multithreaded tests (tiles, parallel droplet erosion) run under ThreadSanitizer.
 # Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,5 +26,14 @@ if [[ ${1:-} != --no-sanitize ]]; then
   cmake --build "$root/build/sanitize" -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$root/build/sanitize" --output-on-failure -j "$jobs"
+
+  echo "== Multithreaded tests with -fsanitize=thread"
+  tsan="-fsanitize=thread -fno-omit-frame-pointer"
+  cmake -S "$root" -B "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_INSTALL=OFF \
+    "-DCMAKE_CXX_FLAGS=$tsan" "-DCMAKE_EXE_LINKER_FLAGS=$tsan" >/dev/null
+  cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_tile gorge_test_readme
+  TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build/tsan" --output-on-failure -j "$jobs" \
+    -R '^(droplet|tile|readme)$'
 fi
 echo "All gorge tests passed."
