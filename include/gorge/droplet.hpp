@@ -509,6 +509,11 @@ private:
         // Between move() and settle(): the step's new position, height change and the cell left.
         T nx, ny, dh, capacity, fx, fy;
         std::ptrdiff_t cx, cy;
+        // Cell the next move() starts from and the position's fractions in it, kept from the
+        // step that got there (no second float-to-integer conversion): those of (px, py), or
+        // already of (nx, ny) between move() and settle().
+        std::ptrdiff_t start_cx, start_cy;
+        T start_fx, start_fy;
     };
 
     /// The per-step code with every constant copied into one local object: stores through the
@@ -540,6 +545,11 @@ private:
             d.speed = initial_speed;
             d.water = initial_water;
             d.step = 0;
+            // px, py >= 0, so truncation is floor.
+            d.start_cx = static_cast<std::ptrdiff_t>(d.px);
+            d.start_cy = static_cast<std::ptrdiff_t>(d.py);
+            d.start_fx = d.px - T(d.start_cx);
+            d.start_fy = d.py - T(d.start_cy);
             return d;
         }
 
@@ -656,9 +666,8 @@ private:
             constexpr int clamp_headroom = 4;
             const T max_capacity = std::numeric_limits<T>::max() / T(clamp_headroom * clamp_headroom);
 
-            // px, py >= 0, so truncation is floor.
-            const auto cx = static_cast<std::ptrdiff_t>(d.px), cy = static_cast<std::ptrdiff_t>(d.py);
-            const T fx = d.px - T(cx), fy = d.py - T(cy);
+            const std::ptrdiff_t cx = d.start_cx, cy = d.start_cy;
+            const T fx = d.start_fx, fy = d.start_fy;
             const T* const cell = data + cy * stride + cx;
             const T h00 = cell[0], h10 = cell[1], h01 = cell[stride], h11 = cell[stride + 1];
             const T gx = (h10 - h00) * (T(1) - fy) + (h11 - h01) * fy;
@@ -711,6 +720,10 @@ private:
             d.fy = fy;
             d.cx = cx;
             d.cy = cy;
+            d.start_cx = ncx;  // nx, ny >= 0, so truncation is floor
+            d.start_cy = ncy;
+            d.start_fx = nfx;
+            d.start_fy = nfy;
             return true;
         }
 
