@@ -91,16 +91,12 @@ namespace detail {
 /// Largest value below 2^31 that is exact in float and double: the saturation bound of to_int.
 constexpr double int32_saturation_bound = 2147483520.0;
 
-/// value_ops for float batches: 32-bit integer lanes map one to one onto the float lanes.
-template <class A>
-struct value_ops<xsimd::batch<float, A>, void> {
-    using value_type = xsimd::batch<float, A>;
-    using scalar_type = float;
-    using mask_type = xsimd::batch_bool<float, A>;
-    using int_type = xsimd::batch<std::int32_t, A>;
-    using uint_type = xsimd::batch<std::uint32_t, A>;
-    using float_type = value_type;
-    using T = value_type;
+/// The maths members of value_ops that float and double batches share (lane conversions differ
+/// and stay in each specialisation). sin, cos and pow come from simd_math, whose routines treat
+/// every lane alike.
+template <class T>
+struct batch_math_ops {
+    using mask_type = typename T::batch_bool_type;
 
     static T floor(const T& x) { return xsimd::floor(x); }
     static T abs(const T& x) { return xsimd::abs(x); }
@@ -121,17 +117,29 @@ struct value_ops<xsimd::batch<float, A>, void> {
     static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
     static bool any(const mask_type& c) { return xsimd::any(c); }
+    /// sin and cos from one shared range reduction (see detail::sincos).
+    static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
+};
+
+/// value_ops for float batches: 32-bit integer lanes map one to one onto the float lanes.
+template <class A>
+struct value_ops<xsimd::batch<float, A>, void> : batch_math_ops<xsimd::batch<float, A>> {
+    using value_type = xsimd::batch<float, A>;
+    using scalar_type = float;
+    using mask_type = xsimd::batch_bool<float, A>;
+    using int_type = xsimd::batch<std::int32_t, A>;
+    using uint_type = xsimd::batch<std::uint32_t, A>;
+    using float_type = value_type;
+    using T = value_type;
 
     /// exp(x) for x <= 0 (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
-    /// sin and cos from one shared range reduction (see detail::sincos).
-    static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
 
     /// Same semantics as the scalar to_int: saturates to [INT32_MIN, 2147483520], NaN -> INT32_MIN.
     static int_type to_int(const T& x) {
         const T lo = T(float(std::numeric_limits<std::int32_t>::min()));
         const T hi = T(float(int32_saturation_bound));
-        const T clamped = xsimd::select(x >= lo, min(x, hi), lo);  // NaN fails x >= lo
+        const T clamped = xsimd::select(x >= lo, value_ops::min(x, hi), lo);  // NaN fails x >= lo
         return xsimd::batch_cast<std::int32_t>(clamped);
     }
     static uint_type to_uint(const int_type& i) { return xsimd::bitwise_cast<uint_type>(i); }
@@ -145,7 +153,7 @@ struct value_ops<xsimd::batch<float, A>, void> {
 /// value_ops for double batches. Integer and float32 lanes are the low half of full-width 32-bit
 /// batches of the same architecture (see the header comment); the upper lanes are zero.
 template <class A>
-struct value_ops<xsimd::batch<double, A>, void> {
+struct value_ops<xsimd::batch<double, A>, void> : batch_math_ops<xsimd::batch<double, A>> {
     using value_type = xsimd::batch<double, A>;
     using scalar_type = double;
     using mask_type = xsimd::batch_bool<double, A>;
@@ -157,31 +165,10 @@ struct value_ops<xsimd::batch<double, A>, void> {
     static constexpr std::size_t lanes32 = uint_type::size;
     static_assert(lanes32 == 2 * lanes, "gorge: unexpected xsimd register layout");
 
-    static T floor(const T& x) { return xsimd::floor(x); }
-    static T abs(const T& x) { return xsimd::abs(x); }
-    static T sqrt(const T& x) { return xsimd::sqrt(x); }
-    static T exp(const T& x) { return xsimd::exp(x); }
-    static T sin(const T& x) {
-        T s, c;
-        simd_math::sincos(x, s, c);
-        return s;
-    }
-    static T cos(const T& x) {
-        T s, c;
-        simd_math::sincos(x, s, c);
-        return c;
-    }
-    static T pow(const T& x, const T& e) { return simd_math::pow(x, e); }
-    static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
-    static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
-    static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
-    static bool any(const mask_type& c) { return xsimd::any(c); }
-    static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
-
     static int_type to_int(const T& x) {
         const T lo = T(double(std::numeric_limits<std::int32_t>::min()));
         const T hi = T(int32_saturation_bound);
-        const T clamped = xsimd::select(x >= lo, min(x, hi), lo);  // NaN fails x >= lo
+        const T clamped = xsimd::select(x >= lo, value_ops::min(x, hi), lo);  // NaN fails x >= lo
         alignas(A::alignment()) double in[lanes];
         alignas(A::alignment()) std::int32_t out[lanes32] = {};
         clamped.store_aligned(in);
