@@ -30,6 +30,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -546,12 +547,21 @@ void compare(const batch& b, const std::vector<float>& gpu, std::vector<group>& 
     }
 }
 
+// Size of the block GORGE_PARITY_LEAK_PROBE leaks.
+constexpr std::size_t gpu_probe_floats = 1000;
+volatile std::uintptr_t leak_probe_sink = 0;
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::string spirv_dir = argc > 1 ? argv[1] : GORGE_PARITY_SPIRV_DIR;
     const char* required = std::getenv("GORGE_VULKAN_REQUIRED");
     const bool must_run = required && *required && std::strcmp(required, "0") != 0;
+    // GORGE_PARITY_LEAK_PROBE=1 leaks one block on purpose after the comparison: ctest runs the
+    // test so in sanitizer builds and expects it to fail, which proves that keeping the driver
+    // libraries loaded (keep_driver_modules.cpp) and lsan.supp leave a leak of this program visible.
+    const char* probe = std::getenv("GORGE_PARITY_LEAK_PROBE");
+    const bool leak_probe = probe && std::strcmp(probe, "1") == 0;
     try {
         std::unique_ptr<gorge_vk::context> ctx;
         try {
@@ -632,6 +642,12 @@ int main(int argc, char** argv) {
                     worst_value, worst_ridge, worst_scaled, 100.0 * worst_scaled_share);
         std::printf("(\"vs ref\" is the GPU's worst error against the double-precision reference, for information)\n");
         std::printf("%s\n", ok ? "PASS" : "FAIL");
+        if (leak_probe) {
+            // Hide the only pointer (stored inverted) so that no root keeps the block reachable.
+            leak_probe_sink = reinterpret_cast<std::uintptr_t>(new std::vector<float>(gpu_probe_floats)) ^
+                              ~std::uintptr_t(0);
+            std::printf("GORGE_PARITY_LEAK_PROBE: leaked %zu floats on purpose\n", gpu_probe_floats);
+        }
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::printf("FAIL: %s\n", e.what());
