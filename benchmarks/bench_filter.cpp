@@ -1,16 +1,16 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
 // is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
-// variants go through the batch kernels (gorge/simd.hpp) via the tile API (gorge/tile.hpp) on
+// variants go through the batch kernels (gorge/simd/simd.hpp) via the tile API (gorge/simd/tile.hpp) on
 // one thread, *_simd_mt on all hardware threads. See benchmarks/README.md for measured figures.
 #include <cstdint>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
-#include <gorge/demo_pipeline.hpp>
-#include <gorge/erosion_filter.hpp>
-#include <gorge/noise.hpp>
-#include <gorge/tile.hpp>
+#include <gorge/filter/demo_pipeline.hpp>
+#include <gorge/filter/erosion_filter.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/simd/tile.hpp>
 
 namespace {
 
@@ -113,7 +113,7 @@ void demo_pipeline_scalar(benchmark::State& state) {
 BENCHMARK(demo_pipeline_scalar)->Unit(benchmark::kMillisecond);
 
 /// The published demo as a tile field: 3-octave fBm height with its own fade target
-/// (gorge/demo_pipeline.hpp), filtered by erode_tile with the demo's height offset.
+/// (gorge/filter/demo_pipeline.hpp), filtered by erode_tile with the demo's height offset.
 struct demo_field {
     template <class T>
     gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {

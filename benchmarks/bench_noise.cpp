@@ -1,19 +1,19 @@
 // Per-point cost of the noise toolkit on a 512 x 512 tile (items_per_second is points per
 // second), one thread: the three base noises, the fractals (6 octaves), a warp, and the whole
-// island recipe. The *_simd variants evaluate gorge::simd_float batches (gorge/simd.hpp) of
+// island recipe. The *_simd variants evaluate gorge::simd_float batches (gorge/simd/simd.hpp) of
 // consecutive points along a row, the same kernels instantiated for the batch type.
 #include <cstdint>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
-#include <gorge/field.hpp>
-#include <gorge/fractal.hpp>
-#include <gorge/island.hpp>
-#include <gorge/noise.hpp>
-#include <gorge/simd.hpp>
-#include <gorge/simplex.hpp>
-#include <gorge/value_noise.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/simd/simd.hpp>
+#include <gorge/noise/simplex.hpp>
+#include <gorge/noise/value_noise.hpp>
 
 namespace {
 

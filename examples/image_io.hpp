@@ -24,7 +24,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#include <gorge/grid.hpp>
+#include <gorge/grid/grid.hpp>
 
 namespace gorge_example {
 

@@ -13,9 +13,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include <gorge/erosion_filter.hpp>
-#include <gorge/grid.hpp>
-#include <gorge/island.hpp>
+#include <gorge/filter/erosion_filter.hpp>
+#include <gorge/grid/grid.hpp>
+#include <gorge/noise/island.hpp>
 
 #include "image_io.hpp"
 

@@ -10,7 +10,7 @@
 //
 // Drainage treats the sea as no-data: coastal cells are the outlets, so every land cell drains to
 // the sea through the epsilon-filled surface, and lakes are where the plain fill is deeper than
-// lake_min_depth. The droplet stage needs gorge/droplet.hpp; without it the stage is skipped (and
+// lake_min_depth. The droplet stage needs gorge/erosion/droplet.hpp; without it the stage is skipped (and
 // the program says so).
 #include <algorithm>
 #include <chrono>
@@ -22,13 +22,13 @@
 #include <thread>
 #include <vector>
 
-#include <gorge/biome.hpp>
-#include <gorge/depression_fill.hpp>
-#include <gorge/flow.hpp>
-#include <gorge/grid.hpp>
-#include <gorge/island.hpp>
-#if __has_include(<gorge/droplet.hpp>)
-#include <gorge/droplet.hpp>
+#include <gorge/biome/biome.hpp>
+#include <gorge/drainage/depression_fill.hpp>
+#include <gorge/drainage/flow.hpp>
+#include <gorge/grid/grid.hpp>
+#include <gorge/noise/island.hpp>
+#if __has_include(<gorge/erosion/droplet.hpp>)
+#include <gorge/erosion/droplet.hpp>
 #define GORGE_EXAMPLE_HAS_DROPLETS 1
 #else
 #define GORGE_EXAMPLE_HAS_DROPLETS 0
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     const float relief = relief_m / map_width_m * float(size);  // height of e = 1, in cells
     std::printf("island_pipeline: %dx%d, seed %u\n", size, size, seed);
 
-    // 1. Noise island (Red Blob's recipe from gorge/island.hpp) and a moisture field of the same seed.
+    // 1. Noise island (Red Blob's recipe from gorge/noise/island.hpp) and a moisture field of the same seed.
     auto start = clock_type::now();
     gorge::island_params<float> island;
     const auto elevation_field = gorge::island_height_field(island, seed);
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
                     options.threads, stats.eroded, stats.outflow);
     }
 #else
-    std::printf("  %-22s skipped (gorge/droplet.hpp is not available in this build)\n", "droplet erosion");
+    std::printf("  %-22s skipped (gorge/erosion/droplet.hpp is not available in this build)\n", "droplet erosion");
     (void)droplet_count;
 #endif
 

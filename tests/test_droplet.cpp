@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <gorge/droplet.hpp>
+#include <gorge/erosion/droplet.hpp>
 
 #include "support/catch.hpp"
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <type_traits>
 
-#include <gorge/fractal.hpp>
-#include <gorge/field.hpp>
-#include <gorge/island.hpp>
-#include <gorge/noise.hpp>
-#include <gorge/simplex.hpp>
-#include <gorge/value_noise.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/simplex.hpp>
+#include <gorge/noise/value_noise.hpp>
 
 #include "support/catch.hpp"
 #include "support/gradient_check.hpp"

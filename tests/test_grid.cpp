@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <gorge/grid.hpp>
+#include <gorge/grid/grid.hpp>
 
 #include "support/catch.hpp"
 #include "support/errors.hpp"

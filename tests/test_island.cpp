@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <gorge/field.hpp>
-#include <gorge/fractal.hpp>
-#include <gorge/island.hpp>
-#include <gorge/noise.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/gradient_noise.hpp>
 
 #include "support/catch.hpp"
 #include "support/errors.hpp"

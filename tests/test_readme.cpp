@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <gorge/gorge.hpp>
-#include <gorge/tile.hpp>
+#include <gorge/simd/tile.hpp>
 
 #include "support/catch.hpp"
 

@@ -1,4 +1,4 @@
-// SIMD batches (gorge/simd.hpp): integer hash lanes bit-exact against the scalar hashes, the
+// SIMD batches (gorge/simd/simd.hpp): integer hash lanes bit-exact against the scalar hashes, the
 // conversions' scalar semantics, sincos / exp accuracy against libm in double, and agreement of
 // every kernel between batch and scalar evaluation (worst errors are printed).
 //
@@ -18,16 +18,16 @@
 #include "support/csv.hpp"
 #include "support/reference.hpp"
 
-#include <gorge/demo_pipeline.hpp>
-#include <gorge/erosion_filter.hpp>
-#include <gorge/field.hpp>
-#include <gorge/fractal.hpp>
-#include <gorge/hash.hpp>
-#include <gorge/island.hpp>
-#include <gorge/noise.hpp>
-#include <gorge/simd.hpp>
-#include <gorge/simplex.hpp>
-#include <gorge/value_noise.hpp>
+#include <gorge/filter/demo_pipeline.hpp>
+#include <gorge/filter/erosion_filter.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/hash.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/simd/simd.hpp>
+#include <gorge/noise/simplex.hpp>
+#include <gorge/noise/value_noise.hpp>
 
 namespace {
 
@@ -486,7 +486,7 @@ TEST_CASE("simd: double batches reproduce the reference data", "[simd]") {
 
 namespace {
 
-/// Evaluates a field (gorge/field.hpp) on batches of B and lane by lane on B's scalar type, and
+/// Evaluates a field (gorge/noise/field.hpp) on batches of B and lane by lane on B's scalar type, and
 /// returns the worst agreement error over value and gradient (the gradient relative to
 /// `gradient_scale`, the field's typical gradient magnitude).
 template <class B, class Field>

@@ -1,4 +1,4 @@
-// Batch API over arrays (gorge/batch.hpp) and the tile API (gorge/tile.hpp): results must not
+// Batch API over arrays (gorge/simd/batch.hpp) and the tile API (gorge/simd/tile.hpp): results must not
 // depend on a point's place in a batch, on the tile split or on the thread count (bit for bit),
 // and must agree with the scalar kernels (worst errors printed). Also the documented errors.
 #include <algorithm>
@@ -12,9 +12,9 @@
 
 #include "support/catch.hpp"
 
-#include <gorge/batch.hpp>
-#include <gorge/demo_pipeline.hpp>
-#include <gorge/tile.hpp>
+#include <gorge/simd/batch.hpp>
+#include <gorge/filter/demo_pipeline.hpp>
+#include <gorge/simd/tile.hpp>
 
 namespace {
 
@@ -158,7 +158,7 @@ TEST_CASE("tile: agrees with the scalar kernels sample by sample", "[tile]") {
 }
 
 TEST_CASE("tile: a field may supply its own fade target; the demo pipeline as a tile", "[tile]") {
-    // The published demo (gorge/demo_pipeline.hpp) restated as a field with its fade target.
+    // The published demo (gorge/filter/demo_pipeline.hpp) restated as a field with its fade target.
     const auto demo_field = [](const auto& p) {
         using T = std::decay_t<decltype(p.x)>;
         const gorge::fbm_params<float> fp = gorge::demo::height_fbm<float>();

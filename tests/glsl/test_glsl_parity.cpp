@@ -38,11 +38,11 @@
 #include <vector>
 
 #include <gorge/gorge.hpp>
-#include <gorge/field.hpp>
-#include <gorge/fractal.hpp>
-#include <gorge/island.hpp>
-#include <gorge/simplex.hpp>
-#include <gorge/value_noise.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/simplex.hpp>
+#include <gorge/noise/value_noise.hpp>
 
 #include "support/reference.hpp"
 #include "vulkan_compute.hpp"

@@ -14,7 +14,7 @@
 
 #include <glm/glm.hpp>
 
-#include <gorge/noise.hpp>
+#include <gorge/noise/gradient_noise.hpp>
 
 namespace gorge_test {
 

@@ -1,7 +1,7 @@
 // gorge/detail/math.hpp — GLSL-named maths over any gorge value type.
 //
 // Every kernel in gorge is one template over its value type T: `float`, `double`, or (through
-// gorge/simd.hpp) an `xsimd::batch`. The kernels never call std:: directly and never branch on a
+// gorge/simd/simd.hpp) an `xsimd::batch`. The kernels never call std:: directly and never branch on a
 // value; they go through the functions below, which forward to `value_ops<T>`. A new value type
 // only needs a specialisation of `value_ops` (declared before the kernels are instantiated), which
 // is how the SIMD glue plugs in without the scalar headers knowing about it.
@@ -26,7 +26,7 @@ namespace gorge {
 namespace detail {
 
 /// Operations on one value type. Specialised for float and double here and for xsimd batches in
-/// gorge/simd.hpp. Members (scalar names mirror the batch names):
+/// gorge/simd/simd.hpp. Members (scalar names mirror the batch names):
 ///   value_type, scalar_type (one lane), mask_type (result of a comparison), int_type /
 ///   uint_type (32-bit integer lanes), float_type (32-bit float lanes, for the float-only
 ///   shadertoy hash);

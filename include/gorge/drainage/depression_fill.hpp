@@ -1,0 +1,532 @@
+// gorge/drainage/depression_fill.hpp — depression filling of heightmaps, so water can run off the map.
+//
+// A depression (pit) is a set of cells from which no path descends to the map edge. Filling
+// raises every such cell to its spill level: the lowest height at which water could leave, i.e.
+// the smallest, over all 8-connected paths from the cell to an outlet, of the highest cell on the
+// path (a minimax path value, so the filled surface is unique). Three algorithms are offered:
+//
+//   fill_depressions                   Priority-Flood with a pit queue (Barnes, Lehman & Mulla 2014,
+//                                      "Priority-Flood: An optimal depression-filling and
+//                                      watershed-labeling algorithm", Computers & Geosciences 62,
+//                                      117-127; their "improved" variant, often called
+//                                      Priority-Flood+). Leaves flat lakes.
+//   fill_depressions_epsilon           The same flood with an epsilon gradient (their
+//                                      Priority-Flood+ε): every cell ends up strictly higher than
+//                                      the neighbour that drains it, so no flats remain and every
+//                                      cell drains to an outlet.
+//   fill_depressions_planchon_darboux  Planchon & Darboux (2001), "A fast, simple and versatile
+//                                      algorithm to fill the depressions of digital elevation
+//                                      models", Catena 46, 159-176: iterative minimisation from
+//                                      an over-flooded surface. Slower (many full sweeps on
+//                                      winding depressions); kept as an independent alternative.
+//                                      It gives the same surface as fill_depressions, bit for bit.
+//
+// How Priority-Flood works: the outlets (map-edge cells, and cells next to no-data) are put in a
+// priority queue keyed by height. The lowest open cell is taken; each unvisited neighbour is
+// either lower than it (inside a depression: raised to its height) or higher (a new frontier
+// cell). Raised cells all share the current height, so instead of the priority queue they go to a
+// plain FIFO queue that is drained first — the "improved" variant: cells inside pits cost O(1)
+// instead of a priority-queue operation. The priority queue is a radix heap over the heights' bit
+// patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
+// heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
+// the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
+// value), and the queues.
+//
+// The epsilon fill and float precision. Each raised cell gets the next representable value above
+// its drainer (std::nextafter towards +infinity: one unit in the last place, ulp), so a flat of
+// length L rises by L ulps along its drainage. The ulp grows with the height: for float it is
+// |h| * 2^-23 (about 1.2e-7 |h|), e.g. 6.1e-5 at h = 1000 and 0.0039 at h = 32768. A lake 4000 cells
+// across at h = 1000 therefore tilts by about 0.25 height units, and on 16-bit integer heights
+// (0..65535) by up to 16 units: the gradient stops being negligible. Heights stay finite and
+// strictly drained in every case (no flat is ever produced silently); what degrades is how far
+// the surface departs from the plain fill. The fill reports it (fill_stats::max_gradient_rise,
+// an upper bound on that departure, and fill_stats::overtaken_cells, cells that were not in any
+// depression but were raised because the gradient climbed past them). When these matter, fill
+// a grid of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a
+// step above the largest finite value would be infinite; that throws std::overflow_error (and
+// leaves the grid unchanged).
+//
+// Conventions and guarantees:
+//   - 8-connectivity (the D8 neighbourhood of gorge/drainage/flow.hpp).
+//   - Outlets: every valid cell on the map edge, and every valid cell with a no-data neighbour,
+//     keeps its height; water leaves the map there.
+//   - no-data (optional fill_options::no_data): cells equal to that value (every NaN cell when the
+//     value is NaN) are left unchanged, are never filled and never drain through; they act as
+//     holes in the map through which water leaves, like the edge.
+//   - Every other cell must be finite; otherwise std::invalid_argument names the cell, and the
+//     grid is left unchanged (the fill works on a copy until it has succeeded).
+//   - A height of -0 is written back as +0 (so that equal heights have equal bits).
+//   - Deterministic: the queues are gorge's own code (cells of equal height leave the priority
+//     queue last in, first out), so results never depend on the platform or standard library.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../grid/grid.hpp"
+
+namespace gorge {
+
+/// Options shared by the depression fills.
+template <class T>
+struct fill_options {
+    /// Cells holding this value have no data: unchanged, never filled, outlets for their
+    /// neighbours. A NaN value marks every NaN cell as no-data. Default: none (every cell is data).
+    std::optional<T> no_data;
+};
+
+/// What a fill did.
+template <class T>
+struct fill_stats {
+    /// Cells whose height the fill changed.
+    std::size_t raised_cells = 0;
+    /// Epsilon fill only: the largest height the epsilon gradient climbed above the spill level of
+    /// the depression it was filling. An upper bound on how far any cell of the epsilon-filled
+    /// surface lies above the plainly filled surface. 0 for the plain fills.
+    T max_gradient_rise = T(0);
+    /// Epsilon fill only: cells whose original height lay above the spill level of the depression
+    /// being filled when they were reached, and which the epsilon gradient nevertheless raised.
+    /// Non-zero means ulp steps were large enough to change terrain outside depressions (see the
+    /// header comment on precision). 0 for the plain fills.
+    std::size_t overtaken_cells = 0;
+};
+
+namespace detail {
+
+/// True when v is the no-data value (NaN no-data matches every NaN).
+template <class T>
+inline bool is_no_data(T v, const std::optional<T>& no_data) {
+    if (!no_data) return false;
+    return std::isnan(*no_data) ? std::isnan(v) : v == *no_data;
+}
+
+[[noreturn]] inline void throw_not_finite(const char* who, std::ptrdiff_t x, std::ptrdiff_t y) {
+    throw std::invalid_argument(std::string(who) + ": height at cell (" + std::to_string(x) + ", " +
+                                std::to_string(y) + ") is not finite (NaN or infinite) and is not the no-data value");
+}
+
+/// Throws std::invalid_argument naming the first valid (not no-data) cell that is not finite.
+template <class T>
+void check_heights(grid_view<const T> heights, const std::optional<T>& no_data, const char* who) {
+    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+        const T* r = heights.row(y);
+        for (std::ptrdiff_t x = 0; x < heights.width(); ++x)
+            if (!std::isfinite(r[x]) && !is_no_data(r[x], no_data)) throw_not_finite(who, x, y);
+    }
+}
+
+/// The next representable value above finite v (std::nextafter(v, +inf)), by integer steps on
+/// the bit pattern. -0 and +0 both step to the smallest positive subnormal. The largest finite
+/// value steps to +infinity, which the caller detects.
+inline float next_up(float v) {
+    if (v == 0.0f) return std::numeric_limits<float>::denorm_min();
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits = v > 0.0f ? bits + 1u : bits - 1u;  // magnitude up for positives, down for negatives
+    std::memcpy(&v, &bits, sizeof bits);
+    return v;
+}
+inline double next_up(double v) {
+    if (v == 0.0) return std::numeric_limits<double>::denorm_min();
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits = v > 0.0 ? bits + 1u : bits - 1u;
+    std::memcpy(&v, &bits, sizeof bits);
+    return v;
+}
+
+/// Integer whose unsigned order equals the numeric order of the (non-NaN) float or double v,
+/// except that -0 sorts before +0 (the fills store -0 as +0, so that never matters).
+inline std::uint32_t ordered_bits(float v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    // Negative values: flip every bit (larger magnitudes sort first); others: set the sign bit.
+    const std::uint32_t flip = (static_cast<std::uint32_t>(0) - (bits >> 31)) | 0x80000000u;
+    return bits ^ flip;
+}
+inline std::uint64_t ordered_bits(double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const std::uint64_t flip = (static_cast<std::uint64_t>(0) - (bits >> 63)) | 0x8000000000000000u;
+    return bits ^ flip;
+}
+
+/// Inverse of ordered_bits.
+inline float from_ordered_bits(std::uint32_t key) {
+    // Keys with the top bit set came from non-negative values (sign bit was set), others from
+    // negative ones (all bits were flipped).
+    const std::uint32_t flip = (key >> 31) ? 0x80000000u : ~std::uint32_t(0);
+    const std::uint32_t bits = key ^ flip;
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+inline double from_ordered_bits(std::uint64_t key) {
+    const std::uint64_t flip = (key >> 63) ? 0x8000000000000000u : ~std::uint64_t(0);
+    const std::uint64_t bits = key ^ flip;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/// Number of bits needed to write k (0 for 0).
+template <class K>
+inline int bit_width(K k) {
+    static_assert(std::is_unsigned<K>::value && sizeof(K) <= 8, "bit_width of an unsigned integer");
+#if defined(__GNUC__) || defined(__clang__)
+    return k == 0 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(k));
+#else
+    int n = 0;
+    for (; k != 0; k >>= 1) ++n;
+    return n;
+#endif
+}
+
+/// Monotone priority queue of cells keyed by ordered height bits: a radix heap (Ahuja, Mehlhorn,
+/// Orlin & Tarjan 1990, "Faster algorithms for the shortest path problem", J. ACM 37(2)). It
+/// needs every pushed key to be >= the last popped one, which holds for Priority-Flood: a cell
+/// enters the queue only when it is higher than the cell being processed. Bucket 0 holds the keys
+/// equal to the last popped key; bucket b >= 1 the keys whose highest bit differing from it is
+/// bit b - 1. Popping from an empty bucket 0 finds the minimum of the first non-empty bucket and
+/// redistributes that bucket into lower ones; each cell moves at most (key bits) times, and in
+/// practice a couple of times, by sequential vector operations instead of the binary heap's
+/// cache-missing sifts. Equal keys come out last in, first out: deterministic, as the whole queue
+/// is gorge's own code.
+template <class K, class I>
+class radix_heap {
+public:
+    bool empty() const { return size_ == 0; }
+    void push(K key, I cell) {
+        GORGE_ASSERT(key >= last_, "gorge: radix_heap keys must not decrease");
+        buckets_[static_cast<std::size_t>(bucket_of(key))].push_back({key, cell});
+        ++size_;
+    }
+    /// Key of the cell last returned by pop().
+    K last_key() const { return last_; }
+    /// Removes and returns a cell of the smallest key; the queue must not be empty.
+    I pop() {
+        if (buckets_[0].empty()) refill();
+        const I cell = buckets_[0].back().cell;
+        buckets_[0].pop_back();
+        --size_;
+        return cell;
+    }
+
+private:
+    static constexpr int key_bits = static_cast<int>(sizeof(K) * 8);
+    struct entry {
+        K key;
+        I cell;
+    };
+    int bucket_of(K key) const { return bit_width(static_cast<K>(key ^ last_)); }
+    void refill() {
+        std::size_t b = 1;
+        while (buckets_[b].empty()) ++b;
+        std::vector<entry>& from = buckets_[b];
+        K smallest = from.front().key;
+        for (const entry& e : from) smallest = e.key < smallest ? e.key : smallest;
+        last_ = smallest;
+        for (const entry& e : from) buckets_[static_cast<std::size_t>(bucket_of(e.key))].push_back(e);
+        from.clear();
+    }
+    std::vector<entry> buckets_[key_bits + 1];
+    K last_ = 0;
+    std::size_t size_ = 0;
+};
+
+/// FIFO of cell indices for cells inside pits. It empties often, so a vector with a read
+/// position that rewinds when the queue is empty avoids a ring buffer's index wrapping.
+template <class I>
+class pit_queue {
+public:
+    bool empty() const { return head_ == cells_.size(); }
+    void push(I c) { cells_.push_back(c); }
+    I pop() {
+        const I c = cells_[head_++];
+        if (head_ == cells_.size()) cells_.clear(), head_ = 0;
+        return c;
+    }
+
+private:
+    std::vector<I> cells_;
+    std::size_t head_ = 0;
+};
+
+/// One bit per cell. The flood's visited flags for a 4096 x 4096 map take 2 MiB this way, which
+/// stays in cache, where a byte per cell (16 MiB) would miss for every cell taken from the
+/// priority queue, whose cells lie all over the map.
+class bit_set {
+public:
+    bit_set() = default;
+    bit_set(std::size_t n, bool value)
+        : words_((n + word_bits - 1) / word_bits, value ? ~std::uint64_t(0) : std::uint64_t(0)) {}
+    bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
+    void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
+    void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
+
+private:
+    static constexpr std::size_t word_bits = 64;
+    std::vector<std::uint64_t, large_block_allocator<std::uint64_t>> words_;
+};
+
+/// Working copy of a heightmap with a one-cell border ring: element (x, y) of the map is at
+/// (y + 1) * pitch + (x + 1). The ring and the no-data cells start "closed" (already visited), so
+/// neighbour loops need no bounds checks.
+template <class T>
+struct padded_heights {
+    std::ptrdiff_t width = 0, height = 0, pitch = 0;
+    std::vector<T, large_block_allocator<T>> z;
+    bit_set closed;                    // set = ring, no-data, or already reached by the flood
+    std::vector<std::uint8_t> valid;   // 1 = data cell (used only when there is a no-data value)
+    bool has_no_data = false;
+
+    /// Copies and validates the map; throws (naming the cell) before anything is modified.
+    padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who)
+        : width(src.width()), height(src.height()), pitch(src.width() + 2) {
+        const std::size_t cells = checked_grid_span(width + 2, height + 2, width + 2, who);
+        z.assign(cells, T(0));
+        closed = bit_set(cells, true);
+        has_no_data = no_data.has_value();
+        if (has_no_data) valid.assign(cells, 0);
+        for (std::ptrdiff_t y = 0; y < height; ++y) {
+            const T* r = src.row(y);
+            const std::size_t base = index(0, y);
+            for (std::ptrdiff_t x = 0; x < width; ++x) {
+                const T v = r[x];
+                const std::size_t i = base + static_cast<std::size_t>(x);
+                if (has_no_data && is_no_data(v, no_data)) {
+                    z[i] = v;  // never read by the fills: the cell stays closed
+                    continue;
+                }
+                if (!std::isfinite(v)) throw_not_finite(who, x, y);
+                z[i] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
+                closed.reset(i);
+                if (has_no_data) valid[i] = 1;
+            }
+        }
+    }
+
+    std::size_t index(std::ptrdiff_t x, std::ptrdiff_t y) const {
+        return static_cast<std::size_t>((y + 1) * pitch + (x + 1));
+    }
+    /// Neighbour offsets in D8 order: E, SE, S, SW, W, NW, N, NE (y grows downwards).
+    std::ptrdiff_t offset(int k) const {
+        const std::ptrdiff_t dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+        const std::ptrdiff_t dy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+        return dy[k] * pitch + dx[k];
+    }
+    /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
+    /// to a no-data cell.
+    template <class F>
+    void for_each_outlet(F&& seed) const {
+        for (std::ptrdiff_t y = 0; y < height; ++y) {
+            const bool edge_row = y == 0 || y == height - 1;
+            for (std::ptrdiff_t x = 0; x < width; ++x) {
+                const std::size_t i = index(x, y);
+                if (has_no_data && valid[i] == 0) continue;
+                bool outlet = edge_row || x == 0 || x == width - 1;
+                if (!outlet && !has_no_data) {
+                    x = width - 2;  // an inner row without no-data: only its last cell is an outlet
+                    continue;
+                }
+                for (int k = 0; k < 8 && !outlet; ++k)
+                    outlet = valid[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + offset(k))] == 0;
+                if (outlet) seed(i);
+            }
+        }
+    }
+
+    /// Writes the data cells back into dst (no-data cells are untouched) and counts changes.
+    std::size_t write_back(grid_view<T> dst) const {
+        std::size_t changed = 0;
+        for (std::ptrdiff_t y = 0; y < height; ++y) {
+            T* r = dst.row(y);
+            const std::size_t base = index(0, y);
+            for (std::ptrdiff_t x = 0; x < width; ++x) {
+                const std::size_t i = base + static_cast<std::size_t>(x);
+                if (has_no_data && valid[i] == 0) continue;
+                changed += z[i] != r[x] ? 1u : 0u;
+                r[x] = z[i];
+            }
+        }
+        return changed;
+    }
+};
+
+/// Priority-Flood+ (plain, epsilon == false) or Priority-Flood+ε (epsilon == true) on the
+/// working copy, with cell indices of type I.
+template <bool epsilon, class I, class T>
+void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* who) {
+    radix_heap<decltype(ordered_bits(T())), I> open;
+    pit_queue<I> pit;
+    T* const z = work.z.data();
+    bit_set& closed = work.closed;
+    std::ptrdiff_t off[8];
+    for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
+
+    work.for_each_outlet([&](std::size_t i) {
+        closed.set(i);
+        open.push(ordered_bits(z[i]), static_cast<I>(i));
+    });
+
+    T spill = T(0);  // height of the open cell whose pit is being drained (epsilon statistics)
+    T max_rise = T(0);
+    std::size_t overtaken = 0;
+    while (!open.empty() || !pit.empty()) {
+        std::size_t c;
+        T zc;
+        if (!pit.empty()) {
+            c = pit.pop();
+            zc = z[c];  // written moments ago: in cache
+        } else {
+            // The height comes from the key: reading z[c] would be a cache miss, as queued cells
+            // lie anywhere on the map.
+            c = open.pop();
+            zc = from_ordered_bits(open.last_key());
+            spill = zc;
+        }
+        // Height given to neighbours that are not above it: zc itself, or one ulp more.
+        const T raised = epsilon ? next_up(zc) : zc;
+        for (int k = 0; k < 8; ++k) {
+            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
+            if (closed.test(n)) continue;
+            closed.set(n);
+            const T zn = z[n];
+            if (zn <= raised) {
+                if (epsilon) {
+                    if (!std::isfinite(raised))
+                        throw std::overflow_error(std::string(who) +
+                                                  ": raising a cell one step above the largest finite value "
+                                                  "would make it infinite");
+                    if (zn > spill && zn < raised) ++overtaken;
+                    const T rise = raised - spill;
+                    max_rise = rise > max_rise ? rise : max_rise;
+                }
+                z[n] = raised;
+                pit.push(static_cast<I>(n));
+            } else {
+                open.push(ordered_bits(zn), static_cast<I>(n));
+            }
+        }
+    }
+    stats.max_gradient_rise = max_rise;
+    stats.overtaken_cells = overtaken;
+}
+
+template <bool epsilon, class T>
+fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    padded_heights<T> work(heights, options.no_data, who);
+    fill_stats<T> stats;
+    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
+        priority_flood<epsilon, std::uint32_t>(work, stats, who);
+    else
+        priority_flood<epsilon, std::size_t>(work, stats, who);
+    stats.raised_cells = work.write_back(heights);
+    return stats;
+}
+
+}  // namespace detail
+
+/// Fills every depression to its spill level, in place (Priority-Flood+, plain). Flat lakes
+/// remain; see fill_depressions_epsilon for a surface on which every cell drains.
+/// Throws std::invalid_argument (cell named, grid unchanged) for a non-finite data cell.
+template <class T>
+fill_stats<T> fill_depressions(grid_view<T> heights, const fill_options<T>& options = {}) {
+    return detail::run_priority_flood<false>(heights, options, "gorge::fill_depressions");
+}
+template <class T>
+fill_stats<T> fill_depressions(grid<T>& heights, const fill_options<T>& options = {}) {
+    return fill_depressions(heights.view(), options);
+}
+
+/// Fills every depression, in place, so that every data cell that is not an outlet ends strictly
+/// higher than a neighbour that drains it (Priority-Flood+ε with one-ulp steps): following the
+/// lowest neighbour from any cell reaches an outlet. See the header comment for the precision
+/// limits of float heights, which fill_stats reports.
+/// Throws std::invalid_argument (cell named, grid unchanged) for a non-finite data cell, and
+/// std::overflow_error if a step would exceed the largest finite value.
+template <class T>
+fill_stats<T> fill_depressions_epsilon(grid_view<T> heights, const fill_options<T>& options = {}) {
+    return detail::run_priority_flood<true>(heights, options, "gorge::fill_depressions_epsilon");
+}
+template <class T>
+fill_stats<T> fill_depressions_epsilon(grid<T>& heights, const fill_options<T>& options = {}) {
+    return fill_depressions_epsilon(heights.view(), options);
+}
+
+/// Fills every depression to its spill level, in place, by Planchon & Darboux's method (direct
+/// implementation, plain variant without epsilon): the surface W starts at +infinity on data
+/// cells and at the height on outlets, then sweeps in alternating raster directions lower W(c)
+/// to max(Z(c), min over neighbours of W(n)) until nothing changes. Only existing heights are
+/// ever assigned, so the result equals fill_depressions bit for bit. Time: a few sweeps on most
+/// terrain, but up to O(n) sweeps on long winding depressions — prefer fill_depressions.
+/// Throws like fill_depressions.
+template <class T>
+fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill_options<T>& options = {}) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    const char* who = "gorge::fill_depressions_planchon_darboux";
+    detail::padded_heights<T> work(heights, options.no_data, who);
+    // The ring and no-data cells act as outlets: a surface of -infinity there lets every neighbour
+    // drop to its own height, exactly as outlets do. Data cells start over-flooded at +infinity.
+    const T below_all = -std::numeric_limits<T>::infinity();
+    std::vector<T> surface(work.z.size(), below_all);
+    for (std::size_t i = 0; i < surface.size(); ++i)
+        if (!work.closed.test(i)) surface[i] = std::numeric_limits<T>::infinity();
+    std::ptrdiff_t off[8];
+    for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
+
+    // One relaxation of cell i; returns true when its surface changed.
+    auto relax = [&](std::size_t i) {
+        const T zi = work.z[i];
+        T wi = surface[i];
+        if (!(wi > zi)) return false;  // already at the terrain (or a ring / no-data cell)
+        bool changed = false;
+        for (int k = 0; k < 8; ++k) {
+            const T wn = surface[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + off[k])];
+            if (zi >= wn) {  // a neighbour drains below the terrain: the cell is not in a depression
+                wi = zi;
+                changed = true;
+                break;
+            }
+            if (wi > wn) {  // the cell's water can leave at the neighbour's level
+                wi = wn;
+                changed = true;
+            }
+        }
+        surface[i] = wi;
+        return changed;
+    };
+
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::ptrdiff_t y = 0; y < work.height; ++y)
+            for (std::ptrdiff_t x = 0; x < work.width; ++x) changed |= relax(work.index(x, y));
+        for (std::ptrdiff_t y = work.height - 1; y >= 0; --y)
+            for (std::ptrdiff_t x = work.width - 1; x >= 0; --x) changed |= relax(work.index(x, y));
+    }
+    for (std::size_t i = 0; i < surface.size(); ++i)
+        if (!work.closed.test(i)) work.z[i] = surface[i];
+    fill_stats<T> stats;
+    stats.raised_cells = work.write_back(heights);
+    return stats;
+}
+template <class T>
+fill_stats<T> fill_depressions_planchon_darboux(grid<T>& heights, const fill_options<T>& options = {}) {
+    return fill_depressions_planchon_darboux(heights.view(), options);
+}
+
+}  // namespace gorge

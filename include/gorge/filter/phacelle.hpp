@@ -1,0 +1,99 @@
+// gorge/filter/phacelle.hpp — Phacelle noise: phase-cell stripes along a direction.
+//
+// Rune Skovbo Johansen's "Phacelle" noise (2025), the stripe generator at the heart of the
+// analytic erosion filter. Each of the 4x4 cells around q owns a jittered pivot; each pivot emits
+// a plane wave (cos, sin) of the phase v·side running across `dir`, and the waves are blended with
+// a bell weight that falls to exactly zero 1.5 cells from the pivot. The blend is a phase vector:
+// its angle is a stripe phase that bends smoothly from cell to cell, its length drops where waves
+// disagree. `normalization` rescales that length back towards 1 ("normalized gullies").
+//
+// Guarantees: the weight sum is never zero (some pivot is always within sqrt(2) cells), the
+// result is finite for finite inputs, and the field is continuous in q (the 4x4 window shifts
+// only where the cells it drops have weight zero). Precondition: `dir` has unit length (or is the
+// zero vector, which gives constant stripes).
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cstdint>
+
+#include "../detail/math.hpp"
+#include "../noise/hash.hpp"
+
+namespace gorge {
+
+/// Output of phacelle(): the blended phase vector and the stripe direction vector.
+template <class T>
+struct phacelle_result {
+    glm::vec<2, T> phase;  ///< (cos, sin) of the blended phase; length in [1 - normalization, 1]
+    glm::vec<2, T> side;   ///< perp(dir) * cell_freq * 2π: d(phase angle)/dq of every wave
+};
+
+namespace detail {
+constexpr double two_pi = 6.283185307179586476925286766559;
+/// Pivots are jittered by jitter_amplitude * hash2, i.e. within [-0.5, 0.5) of the cell corner.
+constexpr double phacelle_jitter = 0.5;
+/// Bell weight exp(-2 |v|^2) - phacelle_weight_floor is exactly 0 at |v| = 1.5 (e^-4.5 ≈ 0.01111),
+/// so cells outside the 4x4 window never contribute.
+constexpr double phacelle_bell_falloff = 2.0;
+constexpr double phacelle_weight_floor = 0.01111;
+/// Squared pivot distance from which the weight is certainly 0: exp(-2 * 2.26) = 0.010889 lies 2 %
+/// below the floor, far more than any exp implementation's error (the zero crossing itself is at
+/// 2.24996). Cells this far in every lane are skipped without changing any result.
+constexpr double phacelle_skip_distance_sq = 2.26;
+/// Lower bound of the length the blended vector is divided by; it only matters when the blend
+/// cancels out exactly with normalization = 1, where it keeps the result 0 instead of NaN.
+constexpr double phacelle_min_length = 1e-20;
+}  // namespace detail
+
+/// Phacelle noise at q (in cell units).
+///   dir           unit stripe-running direction (waves vary across it, along perp(dir))
+///   cell_freq     stripe frequency in waves per cell, > 0 (the filter passes cell_scale)
+///   phase_offset  added phase in turns (the filter passes 0.25, turning cos into -sin)
+///   normalization 0..1: 0 keeps the blended magnitude, 1 makes every output unit length
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> dir, T cell_freq,
+                                              T phase_offset, T normalization,
+                                              std::uint32_t seed = 0) {
+    using ops = detail::value_ops<T>;
+    using V2 = detail::vec2<T>;
+    using U = detail::uint_t<T>;
+    const V2 side = detail::perp(dir) * (cell_freq * detail::constant<T>(detail::two_pi));
+    const T phase0 = phase_offset * detail::constant<T>(detail::two_pi);
+    const V2 i0 = detail::floor(q);
+    const V2 f = q - i0;
+    const U ix = ops::to_uint(ops::to_int(i0.x));
+    const U iy = ops::to_uint(ops::to_int(i0.y));
+
+    T weight_sum = T(0);
+    V2 sum(T(0), T(0));
+    for (int gj = -1; gj <= 2; ++gj) {
+        for (int gi = -1; gi <= 2; ++gi) {
+            const V2 cell_offset{detail::constant<T>(gi), detail::constant<T>(gj)};
+            // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
+            const V2 jitter = detail::constant<T>(detail::phacelle_jitter) *
+                              Hash::template lattice2<T>(ix + U(static_cast<std::uint32_t>(gi)),
+                                                         iy + U(static_cast<std::uint32_t>(gj)), seed);
+            const V2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
+            const T d2 = detail::dot(v, v);
+            // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the
+            // point has weight exactly 0 and adds exactly 0 to both sums; when that holds in every
+            // lane, the cell is skipped (about half of the 4x4 window, saving exp, sin and cos).
+            if (!detail::any<T>(d2 < detail::constant<T>(detail::phacelle_skip_distance_sq))) continue;
+            // The exponent is never positive, which lets SIMD types use a cheaper exp.
+            const T bell = detail::exp_nonpositive(-detail::constant<T>(detail::phacelle_bell_falloff) * d2);
+            const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
+            const T angle = detail::dot(v, side) + phase0;
+            T sin_angle, cos_angle;
+            detail::sincos(angle, sin_angle, cos_angle);
+            weight_sum += w;
+            sum += w * V2(cos_angle, sin_angle);
+        }
+    }
+    const V2 m = sum / weight_sum;
+    const T len = detail::max(detail::max(T(1) - normalization, detail::length(m)),
+                              detail::constant<T>(detail::phacelle_min_length));
+    return {m / len, side};
+}
+
+}  // namespace gorge

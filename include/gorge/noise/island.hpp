@@ -1,0 +1,265 @@
+// gorge/noise/island.hpp — island shaping after Red Blob Games, with exact gradients.
+//
+// Amit Patel, "Making maps with noise functions" (Red Blob Games, 2015,
+// https://www.redblobgames.com/maps/terrain-from-noise/) builds islands from noise in three
+// steps, all here as field combinators (gorge/noise/field.hpp) that keep the gradient exact:
+//   - redistribution: e -> e^k flattens lowlands (k > 1) or raises them (k < 1);
+//   - falloff: a distance d from the island centre, on coordinates n normalised to [-1, 1] at
+//     the island's radius, pulls the elevation towards 1 - d: e -> mix(e, 1 - d, amount).
+//     Two distances: radial (Euclidean) d = min(1, |n|), and the square bump
+//     d = 1 - (1 - nx^2)(1 - ny^2) with n clamped to [-1, 1]^2;
+//   - terraces: e -> flat treads joined by smooth risers.
+// island_height_field() packages the whole recipe (warped fBm, redistribution, falloff), and
+// island_moisture_field() the second, independent field of the same seed that biomes use.
+//
+// Kinks (documented where they occur; the gradient is exact elsewhere):
+//   - radial distance: at the centre (a cone tip; gradient 0 there) and on the circle |n| = 1,
+//     outside which d is clamped to 1 and its gradient is 0;
+//   - square bump: on the square's edges |nx| = 1 or |ny| = 1, outside which d = 1, gradient 0;
+//   - redistribution with k < 1 at e = 0, where the slope is infinite: the gradient returned there
+//     is 0;
+//   - clamped(): gradient 0 where the clamp is active.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "../detail/math.hpp"
+#include "field.hpp"
+#include "fractal.hpp"
+#include "gradient_noise.hpp"
+
+namespace gorge {
+
+// ---- redistribution and terraces (profiles for apply_profile) ----------------------------------
+
+/// Red Blob's redistribution e^k, extended to negative e as an odd function:
+///     g(e) = sign(e) |e|^k,   g'(e) = k |e|^(k - 1),
+/// so it is monotonic, keeps [-1, 1] and [0, 1] in place, and is as smooth as |e|^k at 0 (for
+/// k >= 1 the slope at 0 is finite; for k < 1 it is infinite there and 0 is returned at e == 0).
+template <class S>
+struct power_profile {
+    S exponent;  ///< k, finite > 0
+    template <class T>
+    GORGE_FORCEINLINE glm::vec<2, T> operator()(T e) const {
+        const T k = T(exponent);
+        const T a = detail::abs(e);
+        const auto positive = a > T(0);
+        const T safe_a = detail::select<T>(positive, a, T(1));
+        const T slope_at_zero = T(exponent == S(1) ? 1 : 0);  // k > 1: 0; k < 1: documented 0
+        return {detail::sign(e) * detail::pow(a, k),
+                detail::select<T>(positive, k * detail::pow(safe_a, k - T(1)), slope_at_zero)};
+    }
+};
+
+/// Smooth terraces: `steps` flat treads per unit of e joined by smoothstep risers. With
+/// t = e steps, i = floor(t), f = t - i and x = sat((f - (1 - ramp)) / ramp):
+///     g(e) = (i + x^2 (3 - 2x)) / steps,   g'(e) = 6 x (1 - x) / ramp.
+/// g(e) = e at every tread edge i / steps, it is C1 everywhere (the risers start and end flat),
+/// and ramp -> 0 approaches Red Blob's round(e steps) / steps (hard steps); ramp = 1 is a pure
+/// smoothstep staircase.
+template <class S>
+struct terrace_profile {
+    S steps;  ///< treads per unit of e, finite > 0
+    S ramp;   ///< fraction of each step taken by the riser, in (0, 1]
+    template <class T>
+    GORGE_FORCEINLINE glm::vec<2, T> operator()(T e) const {
+        const T t = e * T(steps);
+        const T i = detail::floor(t);
+        const T f = t - i;
+        const T x = detail::saturate((f - T(S(1) - ramp)) / T(ramp));
+        return {(i + x * x * (T(3) - T(2) * x)) / T(steps), T(6) * x * (T(1) - x) / T(ramp)};
+    }
+};
+
+/// sign(f) |f|^k as a field (see power_profile). Throws std::invalid_argument naming `exponent`
+/// unless it is finite and > 0.
+template <class F, class S>
+profile_field<F, power_profile<S>> redistribute(F f, S exponent) {
+    if (!(std::isfinite(exponent) && exponent > S(0)))
+        throw std::invalid_argument("gorge::redistribute: invalid exponent (must be finite and > 0)");
+    return {std::move(f), power_profile<S>{exponent}};
+}
+
+/// Smooth terraces of f (see terrace_profile). Throws std::invalid_argument naming `steps` or
+/// `ramp` when out of range.
+template <class F, class S>
+profile_field<F, terrace_profile<S>> terrace(F f, S steps, S ramp) {
+    if (!(std::isfinite(steps) && steps > S(0)))
+        throw std::invalid_argument("gorge::terrace: invalid steps (must be finite and > 0)");
+    if (!(ramp > S(0) && ramp <= S(1)))
+        throw std::invalid_argument("gorge::terrace: invalid ramp (must be in (0, 1])");
+    return {std::move(f), terrace_profile<S>{steps, ramp}};
+}
+
+// ---- distances from the island centre ------------------------------------------------------------
+
+/// Radial (Euclidean) distance d = min(1, |n|) with (dd/dnx, dd/dny): n / |n| inside the unit
+/// circle, 0 outside it (clamp active) and at the centre itself (a cone tip).
+template <class T>
+GORGE_FORCEINLINE glm::vec<3, T> radial_distance(glm::vec<2, T> n) {
+    const T r = detail::length(n);
+    const auto inside = r < T(1);
+    const auto off_centre = r > T(0);
+    const T inv_r = T(1) / detail::select<T>(off_centre, r, T(1));
+    const T slope = detail::select<T>(inside, detail::select<T>(off_centre, inv_r, T(0)), T(0));
+    return {detail::min(r, T(1)), n.x * slope, n.y * slope};
+}
+
+/// Square bump distance d = 1 - (1 - nx^2)(1 - ny^2) with its gradient, n clamped to [-1, 1]^2:
+/// 0 at the centre, 1 on and outside the square's edges (gradient 0 there). Smooth at the centre.
+template <class T>
+GORGE_FORCEINLINE glm::vec<3, T> square_bump_distance(glm::vec<2, T> n) {
+    const T x = detail::clamp(n.x, T(-1), T(1)), y = detail::clamp(n.y, T(-1), T(1));
+    const T ax = T(1) - x * x, ay = T(1) - y * y;
+    const T kx = detail::select<T>(detail::abs(n.x) < T(1), T(1), T(0));
+    const T ky = detail::select<T>(detail::abs(n.y) < T(1), T(1), T(0));
+    return {T(1) - ax * ay, T(2) * x * ay * kx, T(2) * y * ax * ky};
+}
+
+/// Which distance island_falloff uses.
+enum class falloff_shape {
+    radial,       ///< d = min(1, |n|): round islands
+    square_bump,  ///< d = 1 - (1 - nx^2)(1 - ny^2): fills a square map, land reaches the corners less
+};
+
+/// Parameters of island_falloff().
+template <class S>
+struct falloff_params {
+    glm::vec<2, S> centre = glm::vec<2, S>(S(0));  ///< island centre in p units, finite (default (0, 0))
+    S radius = S(1);  ///< p distance mapped to |n| = 1, finite > 0 (default 1)
+    falloff_shape shape = falloff_shape::radial;  ///< (default radial)
+    /// How far e is pulled towards 1 - d, in [0, 1] (default 0.75): 0 leaves e alone, 1 replaces
+    /// it. For e in [0, 1], the result is <= 1 - amount where d = 1 and >= amount at the centre.
+    S amount = S(0.75);
+
+    /// Name and rule of the first bad parameter, or nullptr when all are valid.
+    const char* first_invalid() const {
+        if (!(std::isfinite(centre.x) && std::isfinite(centre.y))) return "centre (must be finite)";
+        if (!(std::isfinite(radius) && radius > S(0))) return "radius (must be finite and > 0)";
+        if (shape != falloff_shape::radial && shape != falloff_shape::square_bump) return "shape (unknown value)";
+        if (!(amount >= S(0) && amount <= S(1))) return "amount (must be in [0, 1])";
+        return nullptr;
+    }
+    /// Throws std::invalid_argument naming the first bad parameter.
+    void validate() const {
+        if (const char* bad = first_invalid()) detail::throw_invalid("gorge::falloff_params", bad);
+    }
+};
+
+/// mix(e, 1 - d(n), amount) with n = (p - centre) / radius and e = f(p); gradient
+/// (1 - amount) ∇e - amount ∇d / radius. Kinks: those of the distance (see above).
+template <class F, class S>
+struct falloff_field {
+    F f;
+    falloff_params<S> params;
+    template <class T>
+    GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
+        const T inv_radius = T(S(1) / params.radius);
+        const glm::vec<2, T> n((p.x - T(params.centre.x)) * inv_radius, (p.y - T(params.centre.y)) * inv_radius);
+        // The shape is a parameter, not a value: branching on it is uniform across SIMD lanes.
+        const glm::vec<3, T> d =
+            params.shape == falloff_shape::radial ? radial_distance(n) : square_bump_distance(n);
+        const glm::vec<3, T> e = f(p);
+        const T m = T(params.amount);
+        const T keep = T(1) - m;
+        return {keep * e.x + m * (T(1) - d.x), keep * e.y - m * d.y * inv_radius, keep * e.z - m * d.z * inv_radius};
+    }
+};
+/// Validates params (std::invalid_argument naming the bad parameter).
+template <class F, class S>
+falloff_field<F, S> island_falloff(F f, const falloff_params<S>& params) {
+    params.validate();
+    return {std::move(f), params};
+}
+
+// ---- the recipe ----------------------------------------------------------------------------------
+
+/// Seed streams of the island recipe: every noise gets derive_seed(seed, stream).
+namespace island_stream {
+constexpr std::uint32_t height = 0;    ///< the terrain fBm
+constexpr std::uint32_t warp_x = 1;    ///< the warp's x offset
+constexpr std::uint32_t warp_y = 2;    ///< the warp's y offset
+constexpr std::uint32_t moisture = 3;  ///< the moisture fBm
+}  // namespace island_stream
+
+/// Parameters of island_height_field() and island_moisture_field(). p is in units of the island
+/// radius around the centre by default (the island spans about [-1, 1]^2).
+template <class S>
+struct island_params {
+    /// Terrain fBm (default frequency 2, 6 octaves, lacunarity 2, gain 0.5).
+    fbm_params<S> terrain = fbm_params<S>{S(2), 6, S(2), S(0.5)};
+    /// Warp offset fBm, one per axis (default frequency 1.5, 4 octaves, lacunarity 2, gain 0.5).
+    fbm_params<S> warp_noise = fbm_params<S>{S(1.5), 4, S(2), S(0.5)};
+    /// Warp strength and iterations (default 0.35, 1).
+    warp_params<S> warp = warp_params<S>{S(0.35), 1};
+    /// e = sat(0.5 + contrast · fBm) maps the fBm to [0, 1]; finite > 0 (default 1.5; the fBm's
+    /// values mostly stay within ±0.4).
+    S contrast = S(1.5);
+    /// Redistribution exponent k of e^k, finite > 0 (default 1.8: wide lowlands, steeper peaks).
+    S exponent = S(1.8);
+    /// Falloff towards the border (default radial, amount 0.75, radius 1, centre (0, 0)).
+    falloff_params<S> falloff = falloff_params<S>{};
+    /// Moisture fBm (default frequency 1.5, 4 octaves, lacunarity 2, gain 0.5); its value is
+    /// mapped by sat(0.5 + contrast · fBm) too.
+    fbm_params<S> moisture = fbm_params<S>{S(1.5), 4, S(2), S(0.5)};
+    /// Sea level in e units, in [0, 1] (default 0.3). Not used by the fields; it is the level
+    /// the guarantee below refers to.
+    S sea_level = S(0.3);
+
+    /// Name and rule of the first bad parameter (nested ones as e.g. "terrain.octaves ..."), or
+    /// an empty string when all are valid.
+    std::string first_invalid() const {
+        const auto nested = [](const char* name, const char* bad) {
+            return bad ? std::string(name) + "." + bad : std::string();
+        };
+        std::string bad = nested("terrain", terrain.first_invalid());
+        if (bad.empty()) bad = nested("warp_noise", warp_noise.first_invalid());
+        if (bad.empty()) bad = nested("warp", warp.first_invalid());
+        if (bad.empty() && !(std::isfinite(contrast) && contrast > S(0))) bad = "contrast (must be finite and > 0)";
+        if (bad.empty() && !(std::isfinite(exponent) && exponent > S(0))) bad = "exponent (must be finite and > 0)";
+        if (bad.empty()) bad = nested("falloff", falloff.first_invalid());
+        if (bad.empty()) bad = nested("moisture", moisture.first_invalid());
+        if (bad.empty() && !(sea_level >= S(0) && sea_level <= S(1))) bad = "sea_level (must be in [0, 1])";
+        return bad;
+    }
+    /// Throws std::invalid_argument naming the first bad parameter.
+    void validate() const {
+        const std::string bad = first_invalid();
+        if (!bad.empty()) detail::throw_invalid("gorge::island_params", bad.c_str());
+    }
+    /// True when the falloff alone guarantees an island: e <= 1 - amount < sea_level wherever
+    /// d = 1 (outside the radius) and e >= amount > sea_level at the centre. The defaults do.
+    bool guarantees_island() const { return S(1) - falloff.amount < sea_level && sea_level < falloff.amount; }
+};
+
+/// Red Blob's island: e = sat(0.5 + contrast · warped fBm), redistributed as e^k, then pulled
+/// towards 1 - d by the falloff. The warp moves only the noise, never the falloff (d is measured
+/// at the unwarped p), so the border guarantee of island_params::guarantees_island() holds
+/// whatever the noise does. Values in [0, 1]; gradient exact except at the kinks of the clamp
+/// (sat) and of the falloff distance. Throws std::invalid_argument for invalid params.
+template <class S, class Basis = gradient_basis<>>
+auto island_height_field(const island_params<S>& params, std::uint32_t seed = 0) {
+    params.validate();
+    const fractal_sum_field<S, Basis> terrain(params.terrain, derive_seed(seed, island_stream::height));
+    const fractal_sum_field<S, Basis> wx(params.warp_noise, derive_seed(seed, island_stream::warp_x));
+    const fractal_sum_field<S, Basis> wy(params.warp_noise, derive_seed(seed, island_stream::warp_y));
+    auto e = clamped(offset(scale(warp(terrain, wx, wy, params.warp), params.contrast), S(0.5)), S(0), S(1));
+    return island_falloff(redistribute(e, params.exponent), params.falloff);
+}
+
+/// Moisture in [0, 1] from the same seed: sat(0.5 + contrast · fBm) on stream
+/// island_stream::moisture, independent of the height field.
+template <class S, class Basis = gradient_basis<>>
+auto island_moisture_field(const island_params<S>& params, std::uint32_t seed = 0) {
+    params.validate();
+    const fractal_sum_field<S, Basis> moisture(params.moisture, derive_seed(seed, island_stream::moisture));
+    return clamped(offset(scale(moisture, params.contrast), S(0.5)), S(0), S(1));
+}
+
+}  // namespace gorge

@@ -1,0 +1,76 @@
+// gorge/noise/value_noise.hpp — quintic value noise with analytic first and second derivatives.
+//
+// Value noise blends random values stored at the integer lattice points with the quintic fade
+// u(f) = 6f^5 - 15f^4 + 10f^3 (Perlin 2002, "Improving Noise"), which makes it C2: value, gradient
+// and Hessian are continuous across lattice lines. Each lattice value is the x component of the
+// hash policy's 2-vector for that point, so the noise is seeded exactly like gradient_noise (and
+// with the same seed the two fields are not independent: use derive_seed() to combine them).
+// Compared with gradient noise it has more low-frequency energy and visible lattice alignment, the
+// "blobby" look some terrains want; Inigo Quilez builds his derivative-damped fBm on it
+// (https://iquilezles.org/articles/morenoise/, 2008; gorge/noise/fractal.hpp's damped_fbm).
+//
+// Range: the value is a convex combination of lattice values in [-1, 1), so it lies in [-1, 1).
+// Limits: as gorge/noise/gradient_noise.hpp (lattice coordinates must fit in int32; prefer double far away).
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cstdint>
+
+#include "../detail/math.hpp"
+#include "hash.hpp"
+#include "gradient_noise.hpp"
+
+namespace gorge {
+
+/// Quintic value noise and its Hessian at q. value = a + ux (b - a) + uy (c - a) + ux uy k with
+/// the corner values a, b, c, d and k = a - b - c + d.
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE noise_d2<T> value_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    using ops = detail::value_ops<T>;
+    using V2 = detail::vec2<T>;
+    using U = detail::uint_t<T>;
+    const V2 i = detail::floor(q);
+    const V2 f = q - i;
+    const U ix = ops::to_uint(ops::to_int(i.x));
+    const U iy = ops::to_uint(ops::to_int(i.y));
+    const U one = U(1u);
+    const detail::quintic_fade<T> w = detail::quintic(f);
+
+    const T a = Hash::template lattice2<T>(ix, iy, seed).x;
+    const T b = Hash::template lattice2<T>(ix + one, iy, seed).x;
+    const T c = Hash::template lattice2<T>(ix, iy + one, seed).x;
+    const T d = Hash::template lattice2<T>(ix + one, iy + one, seed).x;
+    const T k = a - b - c + d;
+
+    noise_d2<T> n;
+    n.value = a + w.u.x * (b - a) + w.u.y * (c - a) + w.u.x * w.u.y * k;
+    n.gradient = V2(w.du.x * (b - a + w.u.y * k), w.du.y * (c - a + w.u.x * k));
+    n.dxx = w.ddu.x * (b - a + w.u.y * k);
+    n.dyy = w.ddu.y * (c - a + w.u.x * k);
+    n.dxy = w.du.x * w.du.y * k;
+    return n;
+}
+
+/// Quintic value noise at q: (value, d/dqx, d/dqy), value in [-1, 1).
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE glm::vec<3, T> value_noise(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    const noise_d2<T> n = value_noise_d2<Hash>(q, seed);
+    return {n.value, n.gradient.x, n.gradient.y};
+}
+
+/// Basis policy for the fractals of gorge/noise/fractal.hpp: quintic value noise, |value| < 1.
+template <class Hash = pcg3d_hash>
+struct value_basis {
+    static constexpr double bound = 1.0;
+    template <class T>
+    static GORGE_FORCEINLINE glm::vec<3, T> eval(glm::vec<2, T> q, std::uint32_t seed) {
+        return value_noise<Hash>(q, seed);
+    }
+    template <class T>
+    static GORGE_FORCEINLINE noise_d2<T> eval_d2(glm::vec<2, T> q, std::uint32_t seed) {
+        return value_noise_d2<Hash>(q, seed);
+    }
+};
+
+}  // namespace gorge
