@@ -5,10 +5,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <climits>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <pthread.h>
+#endif
 
 #include "support/catch.hpp"
 
@@ -362,3 +369,150 @@ TEST_CASE("tile: double tiles are deterministic and match the scalar double kern
     CHECK(differing == 0);
     CHECK(e <= 1e-12);
 }
+
+namespace {
+
+/// A height field written for scalars only (the newcomer's `[](glm::vec2 p)`), and the same
+/// arithmetic as a generic field for batches. Additions and multiplications only, so, without
+/// contraction (this file is built with -ffp-contract=off), both give the same bits.
+glm::vec3 scalar_only_field(glm::vec2 p) {
+    return glm::vec3(0.5f + 0.25f * p.x - 0.125f * p.y * p.y, 0.25f, -0.25f * p.y);
+}
+struct batched_twin {
+    template <class T>
+    glm::vec<3, T> operator()(const glm::vec<2, T>& p) const {
+        return glm::vec<3, T>(T(0.5f) + T(0.25f) * p.x - T(0.125f) * p.y * p.y, T(0.25f), T(-0.25f) * p.y);
+    }
+};
+/// A functor with one non-template call operator taking a scalar point, returning its own fade.
+struct scalar_sample_field {
+    gorge::height_sample<float> operator()(const glm::vec2& p) const {
+        return {scalar_only_field(p), 0.5f * p.x - 0.25f};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("tile: a scalar-only field [](glm::vec2) is called per lane, same bits as its batched twin", "[tile]") {
+    // Repro: before, a field taking glm::vec2 compiled without xsimd only; with xsimd it failed in
+    // tile.hpp (glm's converting constructor from a batch point).
+    const auto lambda = [](glm::vec2 p) { return scalar_only_field(p); };
+    const auto smp = sampling();
+    auto settings = demo_like_settings();
+    tile_data want(2 * std::ptrdiff_t(lanes) + 3, 9), got(2 * std::ptrdiff_t(lanes) + 3, 9, 2);
+    settings.threads = 1;
+    gorge::erode_tile(batched_twin{}, smp, -5, 7, want.buffers(), settings);
+    settings.threads = 3;
+    gorge::erode_tile(lambda, smp, -5, 7, got.buffers(), settings);
+    std::size_t differing = 0;
+    for (std::ptrdiff_t y = 0; y < want.h; ++y)
+        for (std::ptrdiff_t x = 0; x < want.w; ++x)
+            differing += same_bits(got.at(got.height, x, y), want.at(want.height, x, y)) &&
+                                 same_bits(got.at(got.ridge, x, y), want.at(want.ridge, x, y)) &&
+                                 same_bits(got.at(got.gx, x, y), want.at(want.gx, x, y)) &&
+                                 same_bits(got.at(got.gy, x, y), want.at(want.gy, x, y))
+                             ? 0
+                             : 1;
+    CHECK(differing == 0);
+    CHECK(want.height[0] != -7.0f);
+
+    // A scalar field that supplies its fade target: against the scalar kernels point by point.
+    tile_data t(std::ptrdiff_t(lanes) + 1, 3);
+    gorge::erode_tile(scalar_sample_field{}, smp, 2, -1, t.buffers(), settings);
+    double e = 0;
+    for (std::ptrdiff_t y = 0; y < t.h; ++y)
+        for (std::ptrdiff_t x = 0; x < t.w; ++x) {
+            const glm::vec2 p(gorge::detail::lattice_coordinate(smp.origin.x, smp.spacing.x, 2 + x),
+                              gorge::detail::lattice_coordinate(smp.origin.y, smp.spacing.y, -1 + y));
+            const gorge::height_sample<float> h = scalar_sample_field{}(p);
+            const auto r = gorge::erosion_filter(p, h.height_and_slope, h.fade_target, settings.erosion, settings.seed);
+            e = std::max(e, agreement_error(t.at(t.height, x, y),
+                                            gorge::apply_height_offset(h.height_and_slope.x, r, h.fade_target,
+                                                                       settings.height_offset)));
+        }
+    CHECK(e <= agreement_tolerance);
+
+    // evaluate_tile takes it too.
+    tile_data raw(7, 2);
+    auto b = raw.buffers();
+    b.ridge_map = {};
+    gorge::evaluate_tile(lambda, smp, 0, 0, b, 2);
+    const glm::vec3 first = scalar_only_field(glm::vec2(smp.origin.x, smp.origin.y));
+    CHECK(raw.height[0] == first.x);
+    CHECK(raw.gy[0] == first.z);
+}
+
+TEST_CASE("tile: thread counts follow gorge's one rule", "[tile]") {
+    // Repro: threads = UINT_MAX used to start one thread per row; now above max_threads is invalid.
+    const fbm_field field;
+    tile_data t(5, 40);
+    gorge::tile_settings<float> s;
+    CHECK(s.threads == 1u);  // default: the calling thread only, like droplet_options::threads
+    s.threads = UINT_MAX;
+    CHECK(s.first_invalid() != nullptr);
+    std::string message;
+    try {
+        gorge::erode_tile(field, sampling(), 0, 0, t.buffers(), s);
+    } catch (const std::invalid_argument& e) {
+        message = e.what();
+    }
+    CHECK(contains(message, "threads"));
+    auto b = t.buffers();
+    b.ridge_map = {};
+    CHECK_THROWS_AS(gorge::evaluate_tile(field, sampling(), 0, 0, b, gorge::max_threads + 1), std::invalid_argument);
+    s.threads = gorge::max_threads;  // valid; capped to the 40 rows
+    CHECK(s.first_invalid() == nullptr);
+    CHECK_NOTHROW(gorge::erode_tile(field, sampling(), 0, 0, t.buffers(), s));
+
+    using gorge::detail::resolve_threads;
+    const unsigned hardware = std::max(1u, std::min(std::thread::hardware_concurrency(), gorge::max_threads));
+    CHECK(resolve_threads(0, 1u << 20) == hardware);
+    CHECK(resolve_threads(1, 1u << 20) == 1u);
+    CHECK(resolve_threads(7, 3) == 3u);
+    CHECK(resolve_threads(7, 0) == 1u);
+    CHECK(resolve_threads(gorge::max_threads, UINT64_MAX) == gorge::max_threads);
+    CHECK(resolve_threads(UINT_MAX, UINT64_MAX) == gorge::max_threads);
+}
+
+#if defined(__GLIBC__)
+TEST_CASE("tile: a thread that cannot start leaves its rows to the others", "[tile]") {
+    // Make every new std::thread fail (a default stack no address space can hold), then ask for
+    // 8 threads: the tile must come out as with one.
+    const fbm_field field;
+    const auto smp = sampling();
+    auto settings = demo_like_settings();
+    tile_data want(23, 17), got(23, 17);
+    gorge::erode_tile(field, smp, 4, 4, want.buffers(), settings);
+
+    pthread_attr_t saved, huge;
+    REQUIRE(pthread_getattr_default_np(&saved) == 0);
+    REQUIRE(pthread_getattr_default_np(&huge) == 0);
+    REQUIRE(pthread_attr_setstacksize(&huge, std::size_t(1) << 60) == 0);
+    REQUIRE(pthread_setattr_default_np(&huge) == 0);
+    bool thread_failed = false;
+    std::string error;
+    try {
+        std::thread probe([] {});
+        probe.join();
+    } catch (const std::system_error&) {
+        thread_failed = true;
+    }
+    settings.threads = 8;
+    try {
+        gorge::erode_tile(field, smp, 4, 4, got.buffers(), settings);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    pthread_setattr_default_np(&saved);
+    pthread_attr_destroy(&huge);
+    pthread_attr_destroy(&saved);
+    if (!thread_failed) {
+        WARN("threads still start with a huge default stack here; fallback not exercised");
+        return;
+    }
+    CHECK(error.empty());
+    CHECK(got.height == want.height);
+    CHECK(got.ridge == want.ridge);
+    CHECK(got.gx == want.gx);
+}
+#endif

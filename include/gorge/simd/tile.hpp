@@ -10,28 +10,34 @@
 // edge of two neighbours is bit-identical, and so is a tile computed in one piece or in many, on
 // any number of threads.
 //
-// The height field is any callable that accepts glm::vec<2, T> for T = gorge::simd_batch_t<S>
-// (the SIMD batch; S itself without xsimd), e.g. a generic lambda or a gorge/noise/field.hpp field.
-// It returns either
+// The height field is a callable that takes glm::vec<2, T> and returns either
 //   - glm::vec<3, T>(h, dh/dx, dh/dy): the fade target then follows the documented rule
 //     fade_target_from_altitude(h, valley_altitude, peak_altitude) (tile_settings), or
 //   - gorge::height_sample<T>{(h, dh/dx, dh/dy), fade_target}: the field supplies it.
+// T is either the SIMD batch gorge::simd_batch_t<S> (S itself without xsimd), which a generic
+// lambda or a gorge/noise/field.hpp field accepts, or the scalar S: a field written for scalars
+// only, e.g. [](glm::vec2 p) { ... return glm::vec3(...); }, is called once per lane of each
+// batch (slower, same guarantees). Which one is decided by what the field returns when called
+// with a batch point; a field that fits neither stops the build with a static_assert.
 //
 //   erode_tile<Hash>(field, sampling, first_x, first_y, buffers, settings)
 //       height (eroded, with the height offset), ridge map and gradient of the eroded terrain;
 //   evaluate_tile(field, sampling, first_x, first_y, buffers, threads)
 //       the raw field (height and gradient), no erosion — previews and benchmarks.
 //
-// Threads: settings.threads (0 = std::thread::hardware_concurrency()); the calling thread and
-// threads - 1 std::threads take blocks of rows from a shared counter (dynamic balancing, so a core
-// slowed by other work does not hold the tile back). The field must be safe to call concurrently
-// (pure functions are). An exception thrown by the field is rethrown in the caller after every
-// thread has finished.
+// Threads (settings.threads, evaluate_tile's threads): gorge's one thread rule
+// (gorge/detail/parallel.hpp): default 1, the calling thread only; 0 = all hardware threads;
+// at most gorge::max_threads (1024) and at most one per row. The calling thread and threads - 1
+// std::threads take blocks of rows from a shared counter (dynamic balancing, so a core slowed by
+// other work does not hold the tile back); a thread that cannot start leaves its rows to the
+// others. The field must be safe to call concurrently (pure functions are). An exception thrown by
+// the field is rethrown in the caller after every thread has finished.
 //
-// Errors: std::invalid_argument naming the parameter for invalid erosion parameters, a
-// non-finite origin, a spacing that is not finite and > 0, valley_altitude == peak_altitude (or
-// non-finite), buffers of different sizes, no buffer at all, or a first_x / first_y so large that
-// the tile's last index would overflow std::int64_t.
+// Errors: std::invalid_argument naming the parameter for invalid tile_settings (erosion
+// parameters, valley_altitude == peak_altitude or non-finite, non-finite height_offset, threads
+// above max_threads), a non-finite origin, a spacing that is not finite and > 0, buffers of
+// different sizes, no buffer at all, or a first_x / first_y so large that the tile's last index
+// would overflow std::int64_t.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -41,16 +47,16 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "batch.hpp"
+#include "../detail/parallel.hpp"
+#include "../detail/validate.hpp"
 #include "../filter/erosion_filter.hpp"
 #include "../grid/grid.hpp"
 #include "../noise/hash.hpp"
@@ -69,6 +75,16 @@ template <class S>
 struct tile_sampling {
     glm::vec<2, S> origin = glm::vec<2, S>(S(0));   ///< position of global sample (0, 0), finite
     glm::vec<2, S> spacing = glm::vec<2, S>(S(1));  ///< distance between samples, finite and > 0
+
+    /// Name and rule of the first bad member; empty when all are valid.
+    invalid_parameter first_invalid() const {
+        if (!(std::isfinite(origin.x) && std::isfinite(origin.y))) return "origin (must be finite)";
+        if (!(std::isfinite(spacing.x) && std::isfinite(spacing.y) && spacing.x > S(0) && spacing.y > S(0)))
+            return "spacing (must be finite and > 0)";
+        return {};
+    }
+    /// Throws std::invalid_argument naming the first bad member.
+    void validate() const { detail::validate(*this, "gorge::tile_sampling"); }
 };
 
 /// Caller-owned output buffers of one tile. Every view is optional (default-constructed: not
@@ -85,16 +101,33 @@ struct tile_buffers {
 template <class S>
 struct tile_settings {
     erosion_params<S> erosion{};  ///< filter parameters (defaults: the published demo's)
-    /// (o, k) of apply_height_offset; default (0, 0) outputs h + height_delta unchanged. The
-    /// published demo uses (-0.65, 0). The gradient output ignores the offset's own derivative
-    /// (zero for k == 0).
+    /// (o, k) of apply_height_offset, finite; default (0, 0) outputs h + height_delta unchanged.
+    /// The published demo uses (-0.65, 0). The gradient output ignores the offset's own
+    /// derivative (zero for k == 0).
     glm::vec<2, S> height_offset = glm::vec<2, S>(S(0));
     /// Fade target rule for fields that return a plain vec3: -1 at valley_altitude and below, +1 at
     /// peak_altitude and above, linear between (fade_target_from_altitude). Finite, distinct.
-    S valley_altitude = S(-1);  ///< default -1
-    S peak_altitude = S(1);     ///< default +1
-    std::uint32_t seed = 0;     ///< hash seed of the filter (default 0)
-    unsigned threads = 1;       ///< worker threads; 0 = all hardware threads (default 1)
+    S valley_altitude = S(-1);  ///< default -1 (height units)
+    S peak_altitude = S(1);     ///< default +1 (height units)
+    std::uint32_t seed = 0;     ///< hash seed of the filter, any value (default 0)
+    /// Threads filling the tile, the calling thread included (gorge's thread rule, see
+    /// gorge/detail/parallel.hpp): default 1 (none started), 0 = all hardware threads,
+    /// 0..max_threads (1024), never more than the tile has rows. The result is the same for any
+    /// value.
+    unsigned threads = 1;
+
+    /// Name and rule of the first bad member (erosion's members as "erosion.<name>"); empty when
+    /// all are valid.
+    invalid_parameter first_invalid() const {
+        if (const invalid_parameter bad = detail::nested_invalid("erosion", erosion.first_invalid())) return bad;
+        if (!(std::isfinite(height_offset.x) && std::isfinite(height_offset.y)))
+            return "height_offset (must be finite)";
+        if (!(std::isfinite(valley_altitude) && std::isfinite(peak_altitude) && valley_altitude != peak_altitude))
+            return "valley_altitude, peak_altitude (must be finite and differ)";
+        return detail::invalid_thread_count(threads);
+    }
+    /// Throws std::invalid_argument naming the first bad member.
+    void validate() const { detail::validate(*this, "gorge::tile_settings"); }
 };
 
 // The row loops ask the compiler to inline the whole call tree (the caller's field included), so
@@ -110,6 +143,33 @@ namespace detail {
 template <class R> struct is_height_sample : std::false_type {};
 template <class T> struct is_height_sample<height_sample<T>> : std::true_type {};
 
+/// True when R is glm::vec<3, T> or height_sample<T>: what a field called with glm::vec<2, T> returns.
+template <class R, class T>
+using is_field_result =
+    std::integral_constant<bool, std::is_same<R, glm::vec<3, T>>::value || std::is_same<R, height_sample<T>>::value>;
+
+/// What `Field` returns for a point of type P, decayed; void when it cannot be called with P.
+template <class Field, class P, class = void>
+struct field_result {
+    using type = void;
+};
+template <class Field, class P>
+struct field_result<Field, P, std::void_t<decltype(std::declval<const Field&>()(std::declval<const P&>()))>> {
+    using type = std::decay_t<decltype(std::declval<const Field&>()(std::declval<const P&>()))>;
+};
+
+/// How a field is called: with whole batches, or once per lane with scalar points. A field that
+/// takes glm::vec2 may also be callable with a batch point through glm's converting constructor
+/// (which would not compile), so the choice rests on the result type, which the call's
+/// declaration alone gives.
+template <class S, class Field>
+struct field_kind {
+    using B = simd_batch_t<S>;
+    static constexpr bool batched = is_field_result<typename field_result<Field, glm::vec<2, B>>::type, B>::value;
+    static constexpr bool per_lane =
+        !batched && is_field_result<typename field_result<Field, glm::vec<2, S>>::type, S>::value;
+};
+
 /// Height, slope and fade target of a field sample, whichever form the field returns.
 template <class T, class S>
 GORGE_FORCEINLINE height_sample<T> to_height_sample(const glm::vec<3, T>& h, const tile_settings<S>& s) {
@@ -120,13 +180,44 @@ GORGE_FORCEINLINE height_sample<T> to_height_sample(const height_sample<T>& h, c
     return h;
 }
 
+/// The field at the points (x[l], y), l < lanes, which p holds, as a height sample of batches.
+/// A batched field gets p; a scalar-only field is called once per lane, in lane order, and its
+/// results are gathered into batches (a vec3 result then gets the fade rule on the batch, as a
+/// batched field's would).
+template <class S, class Field, class B>
+GORGE_FORCEINLINE height_sample<B> sample_field(const Field& field, const glm::vec<2, B>& p, const S* x, S y,
+                                                const tile_settings<S>& rule) {
+    if constexpr (field_kind<S, Field>::batched) {
+        (void)x, (void)y;
+        return to_height_sample(field(p), rule);
+    } else {
+        using R = typename field_result<Field, glm::vec<2, S>>::type;
+        constexpr std::size_t lanes = simd_lanes<S>();
+        S h[lanes], dx[lanes], dy[lanes], fade[lanes];
+        for (std::size_t l = 0; l < lanes; ++l) {
+            const R r = field(glm::vec<2, S>(x[l], y));
+            if constexpr (is_height_sample<R>::value) {
+                h[l] = r.height_and_slope.x, dx[l] = r.height_and_slope.y, dy[l] = r.height_and_slope.z;
+                fade[l] = r.fade_target;
+            } else {
+                h[l] = r.x, dx[l] = r.y, dy[l] = r.z;
+                fade[l] = S(0);  // unused: the rule gives the fade target
+            }
+        }
+        const glm::vec<3, B> hs(load_lanes(h, lanes), load_lanes(dx, lanes), load_lanes(dy, lanes));
+        if constexpr (is_height_sample<R>::value)
+            return {hs, load_lanes(fade, lanes)};
+        else
+            return to_height_sample(hs, rule);
+    }
+}
+
 /// Position of global sample index i along one axis: origin + spacing * i, computed with one
 /// fused multiply-add in double and rounded once to S, so it depends on i alone.
 template <class S>
 S lattice_coordinate(S origin, S spacing, std::int64_t i) {
     return static_cast<S>(std::fma(double(spacing), double(i), double(origin)));
 }
-
 /// Size shared by the views that are set; throws when none is set or sizes differ.
 template <class S>
 std::pair<std::ptrdiff_t, std::ptrdiff_t> tile_size(const tile_buffers<S>& b, const char* who) {
@@ -148,14 +239,6 @@ std::pair<std::ptrdiff_t, std::ptrdiff_t> tile_size(const tile_buffers<S>& b, co
     return {w, h};
 }
 
-template <class S>
-void check_sampling(const tile_sampling<S>& s, const char* who) {
-    if (!(std::isfinite(s.origin.x) && std::isfinite(s.origin.y)))
-        throw std::invalid_argument(std::string(who) + ": tile_sampling::origin must be finite");
-    if (!(std::isfinite(s.spacing.x) && std::isfinite(s.spacing.y) && s.spacing.x > S(0) && s.spacing.y > S(0)))
-        throw std::invalid_argument(std::string(who) + ": tile_sampling::spacing must be finite and > 0");
-}
-
 /// Throws unless first + extent (the tile's end index, padding included) fits in std::int64_t.
 inline void check_index_range(std::int64_t first, std::ptrdiff_t extent, const char* name, const char* who) {
     constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
@@ -163,20 +246,13 @@ inline void check_index_range(std::int64_t first, std::ptrdiff_t extent, const c
         throw std::invalid_argument(std::string(who) + ": " + name + " + tile size overflows std::int64_t");
 }
 
-inline unsigned resolve_thread_count(unsigned requested, std::ptrdiff_t rows) {
-    unsigned n = requested;
-    if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
-    if (rows < std::ptrdiff_t(n)) n = static_cast<unsigned>(rows);
-    return std::max(1u, n);
-}
-
 /// Blocks of rows handed out per thread over the whole tile: small enough to even out uneven
 /// rows and cores that other work slows down, large enough that handing out costs nothing.
 constexpr std::ptrdiff_t row_blocks_per_thread = 8;
 
-/// Runs rows(begin, end) over [0, height) on `threads` threads (the caller included), which take
-/// blocks of consecutive rows from a shared counter until none is left. Which thread computes a
-/// row never changes what the row holds.
+/// Runs rows(begin, end) over [0, height) on `threads` workers (the caller included,
+/// detail::run_workers), which take blocks of consecutive rows from a shared counter until none
+/// is left. Which thread computes a row never changes what the row holds.
 template <class F>
 void parallel_rows(std::ptrdiff_t height, unsigned threads, const F& rows) {
     if (threads <= 1) {
@@ -186,32 +262,16 @@ void parallel_rows(std::ptrdiff_t height, unsigned threads, const F& rows) {
     const std::ptrdiff_t block =
         std::max<std::ptrdiff_t>(1, height / (std::ptrdiff_t(threads) * row_blocks_per_thread));
     std::atomic<std::ptrdiff_t> next_row{0};
-    std::vector<std::exception_ptr> errors(threads);
-    const auto work = [&](unsigned t) {
-        try {
+    run_workers(
+        threads,
+        [&](unsigned) {
             for (;;) {
                 const std::ptrdiff_t begin = next_row.fetch_add(block);
                 if (begin >= height) break;
                 rows(begin, std::min(begin + block, height));
             }
-        } catch (...) {
-            errors[t] = std::current_exception();
-            next_row.store(height);  // the others stop after their current block
-        }
-    };
-    std::vector<std::thread> workers;
-    workers.reserve(threads - 1);
-    try {
-        for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work, t);
-    } catch (...) {
-        next_row.store(height);
-        for (auto& w : workers) w.join();
-        throw;  // could not start a thread (std::system_error)
-    }
-    work(0);
-    for (auto& w : workers) w.join();
-    for (auto& e : errors)
-        if (e) std::rethrow_exception(e);
+        },
+        [&] { next_row.store(height); });  // after an exception the others stop after their block
 }
 
 /// Column positions of a tile, padded with the following lattice positions up to a whole number
@@ -226,6 +286,45 @@ std::vector<S> tile_columns(const tile_sampling<S>& s, std::int64_t first_x, std
     return xs;
 }
 
+/// What erode_tile and evaluate_tile share: checks the sampling, the buffers, the index range and
+/// the thread count, then calls emit(p, h, i, j, count) for every batch of the tile (row j,
+/// columns i .. i + count - 1, p the batch's points, h the field there as a height_sample; the
+/// fade rule of `rule` applies to vec3 fields) on `threads` threads.
+template <class S, class Field, class Emit>
+void fill_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
+               const tile_buffers<S>& out, unsigned threads, const tile_settings<S>& rule, const char* who,
+               const Emit& emit) {
+    static_assert(std::is_same<S, float>::value || std::is_same<S, double>::value,
+                  "gorge: tiles are of float or double (S)");
+    static_assert(field_kind<S, Field>::batched || field_kind<S, Field>::per_lane,
+                  "gorge: a tile field must take glm::vec<2, T> and return glm::vec<3, T> or "
+                  "gorge::height_sample<T>, with T = gorge::simd_batch_t<S> (e.g. a generic lambda) or "
+                  "T = S (called once per lane, e.g. [](glm::vec2 p) { ... })");
+    if (const invalid_parameter bad = sampling.first_invalid()) throw_invalid(who, "tile_sampling::" + bad.to_string());
+    if (const invalid_parameter bad = invalid_thread_count(threads)) throw_invalid(who, bad.to_string());
+    const auto size = tile_size(out, who);
+    const std::ptrdiff_t width = size.first, height = size.second;
+
+    using B = simd_batch_t<S>;
+    constexpr std::size_t lanes = simd_lanes<S>();
+    check_index_range(first_x, width + std::ptrdiff_t(lanes), "first_x", who);
+    check_index_range(first_y, height, "first_y", who);
+    const std::vector<S> xs = tile_columns(sampling, first_x, width);
+
+    const auto rows = [&](std::ptrdiff_t row_begin, std::ptrdiff_t row_end) GORGE_TILE_FLATTEN {
+        for (std::ptrdiff_t j = row_begin; j < row_end; ++j) {
+            const S y = lattice_coordinate(sampling.origin.y, sampling.spacing.y, first_y + std::int64_t(j));
+            for (std::ptrdiff_t i = 0; i < width; i += std::ptrdiff_t(lanes)) {
+                const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
+                const S* const x = xs.data() + i;
+                const glm::vec<2, B> p(load_lanes(x, lanes), B(y));
+                emit(p, sample_field(field, p, x, y, rule), i, j, count);
+            }
+        }
+    };
+    parallel_rows(height, resolve_threads(threads, std::uint64_t(height)), rows);
+}
+
 }  // namespace detail
 
 /// Fills the tile's buffers with the eroded terrain of `field` (see the header comment).
@@ -233,85 +332,42 @@ std::vector<S> tile_columns(const tile_sampling<S>& s, std::int64_t first_x, std
 template <class Hash = pcg3d_hash, class S, class Field>
 void erode_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
                 const tile_buffers<S>& out, const tile_settings<S>& settings) {
-    static_assert(std::is_same<S, float>::value || std::is_same<S, double>::value,
-                  "gorge::erode_tile: S must be float or double");
-    constexpr const char* who = "gorge::erode_tile";
-    settings.erosion.validate();
-    detail::check_sampling(sampling, who);
-    if (!(std::isfinite(settings.valley_altitude) && std::isfinite(settings.peak_altitude) &&
-          settings.valley_altitude != settings.peak_altitude))
-        throw std::invalid_argument(
-            "gorge::erode_tile: tile_settings::valley_altitude and peak_altitude must be finite and differ");
-    if (!(std::isfinite(settings.height_offset.x) && std::isfinite(settings.height_offset.y)))
-        throw std::invalid_argument("gorge::erode_tile: tile_settings::height_offset must be finite");
-    const auto size = detail::tile_size(out, who);
-    const std::ptrdiff_t width = size.first, height = size.second;
-
+    settings.validate();
     using B = simd_batch_t<S>;
-    constexpr std::size_t lanes = simd_lanes<S>();
-    detail::check_index_range(first_x, width + std::ptrdiff_t(lanes), "first_x", who);
-    detail::check_index_range(first_y, height, "first_y", who);
-    const std::vector<S> xs = detail::tile_columns(sampling, first_x, width);
     const glm::vec<2, B> offset(B(settings.height_offset.x), B(settings.height_offset.y));
-
-    const auto rows = [&](std::ptrdiff_t row_begin, std::ptrdiff_t row_end) GORGE_TILE_FLATTEN {
-        for (std::ptrdiff_t j = row_begin; j < row_end; ++j) {
-            const B y(detail::lattice_coordinate(sampling.origin.y, sampling.spacing.y, first_y + std::int64_t(j)));
-            for (std::ptrdiff_t i = 0; i < width; i += std::ptrdiff_t(lanes)) {
-                const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
-                const glm::vec<2, B> p(load_lanes(xs.data() + i, lanes), y);
-                const height_sample<B> h = detail::to_height_sample(field(p), settings);
-                const erosion_result<B> r =
-                    erosion_filter<Hash>(p, h.height_and_slope, h.fade_target, settings.erosion, settings.seed);
-                if (out.height.data())
-                    store_lanes<S>(apply_height_offset(h.height_and_slope.x, r, h.fade_target, offset),
-                                   &out.height(i, j), count);
-                if (out.ridge_map.data()) store_lanes<S>(r.ridge_map, &out.ridge_map(i, j), count);
-                if (out.gradient_x.data())
-                    store_lanes<S>(h.height_and_slope.y + r.slope_delta.x, &out.gradient_x(i, j), count);
-                if (out.gradient_y.data())
-                    store_lanes<S>(h.height_and_slope.z + r.slope_delta.y, &out.gradient_y(i, j), count);
-            }
-        }
-    };
-    detail::parallel_rows(height, detail::resolve_thread_count(settings.threads, height), rows);
+    detail::fill_tile(field, sampling, first_x, first_y, out, settings.threads, settings, "gorge::erode_tile",
+                      [&](const glm::vec<2, B>& p, const height_sample<B>& h, std::ptrdiff_t i, std::ptrdiff_t j,
+                          std::size_t count) {
+                          const erosion_result<B> r = erosion_filter<Hash>(p, h.height_and_slope, h.fade_target,
+                                                                           settings.erosion, settings.seed);
+                          if (out.height.data())
+                              store_lanes<S>(apply_height_offset(h.height_and_slope.x, r, h.fade_target, offset),
+                                             &out.height(i, j), count);
+                          if (out.ridge_map.data()) store_lanes<S>(r.ridge_map, &out.ridge_map(i, j), count);
+                          if (out.gradient_x.data())
+                              store_lanes<S>(h.height_and_slope.y + r.slope_delta.x, &out.gradient_x(i, j), count);
+                          if (out.gradient_y.data())
+                              store_lanes<S>(h.height_and_slope.z + r.slope_delta.y, &out.gradient_y(i, j), count);
+                      });
 }
 
 /// Fills the tile's height and gradient buffers with the raw field (no erosion); ridge_map must
-/// be unset. `field` returns glm::vec<3, T>(h, dh/dx, dh/dy) or a height_sample.
+/// be unset. `field` as for erode_tile; `threads` follows the rule of tile_settings::threads
+/// (default 1, 0 = all hardware threads, at most max_threads).
 template <class S, class Field>
 void evaluate_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
                    const tile_buffers<S>& out, unsigned threads = 1) {
-    static_assert(std::is_same<S, float>::value || std::is_same<S, double>::value,
-                  "gorge::evaluate_tile: S must be float or double");
-    constexpr const char* who = "gorge::evaluate_tile";
-    detail::check_sampling(sampling, who);
     if (out.ridge_map.data())
         throw std::invalid_argument("gorge::evaluate_tile: ridge_map is not an output of a raw field");
-    const auto size = detail::tile_size(out, who);
-    const std::ptrdiff_t width = size.first, height = size.second;
-
     using B = simd_batch_t<S>;
-    constexpr std::size_t lanes = simd_lanes<S>();
-    detail::check_index_range(first_x, width + std::ptrdiff_t(lanes), "first_x", who);
-    detail::check_index_range(first_y, height, "first_y", who);
-    const std::vector<S> xs = detail::tile_columns(sampling, first_x, width);
     const tile_settings<S> rule{};  // only consulted for the (unused) fade target of vec3 fields
-
-    const auto rows = [&](std::ptrdiff_t row_begin, std::ptrdiff_t row_end) GORGE_TILE_FLATTEN {
-        for (std::ptrdiff_t j = row_begin; j < row_end; ++j) {
-            const B y(detail::lattice_coordinate(sampling.origin.y, sampling.spacing.y, first_y + std::int64_t(j)));
-            for (std::ptrdiff_t i = 0; i < width; i += std::ptrdiff_t(lanes)) {
-                const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
-                const glm::vec<2, B> p(load_lanes(xs.data() + i, lanes), y);
-                const glm::vec<3, B> h = detail::to_height_sample(field(p), rule).height_and_slope;
-                if (out.height.data()) store_lanes<S>(h.x, &out.height(i, j), count);
-                if (out.gradient_x.data()) store_lanes<S>(h.y, &out.gradient_x(i, j), count);
-                if (out.gradient_y.data()) store_lanes<S>(h.z, &out.gradient_y(i, j), count);
-            }
-        }
-    };
-    detail::parallel_rows(height, detail::resolve_thread_count(threads, height), rows);
+    detail::fill_tile(field, sampling, first_x, first_y, out, threads, rule, "gorge::evaluate_tile",
+                      [&](const glm::vec<2, B>&, const height_sample<B>& h, std::ptrdiff_t i, std::ptrdiff_t j,
+                          std::size_t count) {
+                          if (out.height.data()) store_lanes<S>(h.height_and_slope.x, &out.height(i, j), count);
+                          if (out.gradient_x.data()) store_lanes<S>(h.height_and_slope.y, &out.gradient_x(i, j), count);
+                          if (out.gradient_y.data()) store_lanes<S>(h.height_and_slope.z, &out.gradient_y(i, j), count);
+                      });
 }
 
 }  // namespace gorge

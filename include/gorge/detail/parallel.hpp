@@ -1,0 +1,97 @@
+// gorge/detail/parallel.hpp — the one thread rule of gorge, and the helper that runs workers.
+//
+// Every gorge function that can use threads (erode_tile, evaluate_tile, the tiled schedule of
+// erode_droplets) takes a thread count with the same meaning:
+//   - 1 (the default): the calling thread only, no thread is started;
+//   - 0: std::thread::hardware_concurrency() (1 where it is unknown);
+//   - n: n threads, the calling thread being one of them;
+// in every case no more than gorge::max_threads and no more than there are independent pieces of
+// work (rows of a tile, tiles of one colour). A request above gorge::max_threads is invalid
+// (std::invalid_argument naming the parameter). Results never depend on the thread count.
+//
+// A thread that cannot start (std::thread throws std::system_error, e.g. when the process has
+// reached its thread or memory limit) is not an error: run_workers goes on with the workers it
+// could start, the calling thread included, which take every piece of work from a shared
+// counter. Since results do not depend on the thread count, the result is the same, only later.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "validate.hpp"
+
+namespace gorge {
+
+/// Largest accepted thread count (tile_settings::threads, evaluate_tile's threads,
+/// droplet_options::threads); 0 = hardware concurrency is capped to it as well.
+constexpr unsigned max_threads = 1024;
+
+namespace detail {
+
+/// Member name and rule of a thread count, for first_invalid(): empty when requested <= max_threads.
+inline invalid_parameter invalid_thread_count(unsigned requested) {
+    if (requested > max_threads) return "threads (must be in 0..1024; 0 = all hardware threads)";
+    return {};
+}
+
+/// Threads to use for `work` independent pieces of work when `requested` were asked for (see the
+/// header comment): 0 means std::thread::hardware_concurrency(); the result lies in
+/// 1..min(max_threads, max(work, 1)).
+inline unsigned resolve_threads(unsigned requested, std::uint64_t work) {
+    unsigned n = requested;
+    if (n == 0) n = std::thread::hardware_concurrency();  // 0 where unknown
+    n = std::min(n, max_threads);
+    if (work < std::uint64_t(n)) n = static_cast<unsigned>(work);
+    return std::max(1u, n);
+}
+
+/// Runs work(w) for w in [0, workers): w = 0 on the calling thread, the others on new
+/// std::threads, and returns once all have returned. `work` must take its pieces of work from a
+/// shared counter: a worker that cannot be started does not run (see the header comment), so
+/// which workers run, and how many, is not fixed. When a worker throws, stop() is called (from
+/// that worker) so that the others can finish early; after every worker has returned, the first
+/// exception thrown is rethrown. Returns the number of workers that ran.
+template <class Work, class Stop>
+unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
+    std::exception_ptr first_error;
+    std::atomic<bool> failed{false};
+    const auto guarded = [&](unsigned w) {
+        try {
+            work(w);
+        } catch (...) {
+            if (!failed.exchange(true)) first_error = std::current_exception();
+            stop();
+        }
+    };
+    std::vector<std::thread> helpers;
+    if (workers > 1) {
+        helpers.reserve(workers - 1);
+        for (unsigned w = 1; w < workers; ++w) {
+            try {
+                helpers.emplace_back(guarded, w);
+            } catch (const std::system_error&) {
+                break;  // no more threads: the started ones and the caller do all the work
+            } catch (...) {
+                stop();
+                for (std::thread& t : helpers) t.join();
+                throw;
+            }
+        }
+    }
+    guarded(0);
+    for (std::thread& t : helpers) t.join();
+    if (first_error) std::rethrow_exception(first_error);
+    return static_cast<unsigned>(helpers.size()) + 1;
+}
+
+}  // namespace detail
+}  // namespace gorge
