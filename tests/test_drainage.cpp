@@ -269,6 +269,97 @@ TEST_CASE("epsilon fill reports float precision loss on large heights", "[draina
     CHECK_THROWS_AS(gorge::fill_depressions_epsilon(top), std::overflow_error);
 }
 
+TEST_CASE("epsilon fill never writes -0, even when a step from a negative subnormal reaches zero",
+          "[drainage][fill]") {
+    // A 6 x 6 map at -2 denorm_min with a pit of -1e-40 on the inner cells x, y in 1..4, and the
+    // edge cell (0, 2) at -denorm_min. The flood raises the pit's rim to -denorm_min; the next
+    // step up from there is zero, which must be written as +0 (the header promises that -0 never
+    // appears, so that equal heights have equal bits), and the step after it the smallest
+    // positive subnormal.
+    auto check = [](auto zero) {
+        using T = decltype(zero);
+        const T dm = std::numeric_limits<T>::denorm_min();
+        gorge::grid<T> g(6, 6, T(-2) * dm);
+        for (std::ptrdiff_t y = 1; y <= 4; ++y)
+            for (std::ptrdiff_t x = 1; x <= 4; ++x) g(x, y) = T(-1e-40);
+        g(0, 2) = -dm;
+        const gorge::grid<T> original = g;
+        const auto stats = gorge::fill_depressions_epsilon(g);
+        CHECK(stats.raised_cells == 16u);
+        std::size_t negative_zeros = 0, zeros = 0;
+        for (T v : g) {
+            negative_zeros += v == T(0) && std::signbit(v) ? 1u : 0u;
+            zeros += v == T(0) ? 1u : 0u;
+        }
+        CHECK(negative_zeros == 0u);
+        CHECK(zeros > 0u);  // the map does reach zero, so the check above can fail
+        CHECK(cells_draining_strictly(g, std::optional<T>()) == g.size());
+        for (std::size_t i = 0; i < g.size(); ++i) CHECK(g.data()[i] >= original.data()[i]);
+    };
+    check(0.0f);
+    check(0.0);
+}
+
+TEST_CASE("epsilon fill never writes the no-data value into a data cell", "[drainage][fill]") {
+    // 12 x 8 cells of 2, a pit of 0 on x, y in 1..6, the outlet (0, 3) one ulp below 1, and a
+    // no-data cell (10, 4) with no_data = 1. The first step up from the outlet is exactly 1: the
+    // fill must step over it (to 1 + 2^-23), or D8 sees three holes next to the outlet.
+    const float no_data = 1.0f;
+    gorge::grid<float> g(12, 8, 2.0f);
+    for (std::ptrdiff_t y = 1; y <= 6; ++y)
+        for (std::ptrdiff_t x = 1; x <= 6; ++x) g(x, y) = 0.0f;
+    g(0, 3) = std::nextafter(1.0f, 0.0f);
+    g(10, 4) = no_data;
+    gorge::fill_options<float> fill;
+    fill.no_data = no_data;
+    gorge::fill_depressions_epsilon(g, fill);
+    std::size_t no_data_cells = 0;
+    for (float v : g) no_data_cells += v == no_data ? 1u : 0u;
+    CHECK(no_data_cells == 1u);
+    CHECK(g(10, 4) == no_data);
+    CHECK(g(1, 3) == std::nextafter(1.0f, 2.0f));
+    CHECK(cells_draining_strictly(g, fill.no_data) == data_cells(g, fill.no_data));
+
+    gorge::d8_options<float> d8;
+    d8.no_data = no_data;
+    const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(g, d8);
+    const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(dirs);
+    // Every pit cell's flow path ends at the outlet.
+    for (std::ptrdiff_t y = 1; y <= 6; ++y)
+        for (std::ptrdiff_t x = 1; x <= 6; ++x) {
+            std::ptrdiff_t cx = x, cy = y;
+            for (int steps = 0; dirs(cx, cy) < 8 && steps < 96; ++steps) {
+                const std::uint8_t d = dirs(cx, cy);
+                cx += gorge::d8_dx[d];
+                cy += gorge::d8_dy[d];
+            }
+            INFO("pit cell (" << x << ", " << y << ") ends at (" << cx << ", " << cy << ")");
+            CHECK((cx == 0 && cy == 3));
+        }
+    // Accumulation at the outlet, derived by hand: the outlet itself and the 36 pit cells (37),
+    // plus the 27 other cells of the 8 x 8 block around the pit (the 2s at x <= 7: each has a pit
+    // cell or the outlet as its only lower neighbours), plus (8, 1) and (8, 2). The fill raises the
+    // flat 2s at x = 8..10 above 2, and a raised cell drains to its first cardinal neighbour at
+    // exactly 2 in E, S, W, N order: W, i.e. column 7, for (8, 1) and (8, 2); E (the 2s next to
+    // the no-data cell) for (8, 3..5); S (the edge) for (8, 6); the edge or those 2s for x = 9, 10.
+    CHECK(acc(0, 3) == 37u + 27u + 2u);
+}
+
+TEST_CASE("fills reject empty views like the other entry points", "[drainage][fill]") {
+    const gorge::grid_view<float> empty;
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions(empty); }),
+                   "gorge::fill_depressions: heights must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions_epsilon(empty); }),
+                   "gorge::fill_depressions_epsilon: heights must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions_planchon_darboux(empty); }),
+                   "gorge::fill_depressions_planchon_darboux: heights must not be empty"));
+    gorge::grid<float> empty_grid;
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions(empty_grid); }), "empty"));
+    const gorge::grid_view<std::uint8_t> no_out;
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_directions(empty, no_out); }),
+                   "gorge::flow_directions: heights must not be empty"));
+}
+
 TEST_CASE("fills respect strided views and no-data outlets", "[drainage][fill]") {
     // The 5x5 pit embedded at (2, 1) of a 9 x 7 buffer of sentinels.
     const float sentinel = -1234.0f;

@@ -46,6 +46,19 @@ TEST_CASE("grid rejects a width x height that overflows instead of wrapping", "[
                    "overflows"));
 }
 
+TEST_CASE("grid rejects a size whose bytes do not fit in memory, naming grid and size", "[grid]") {
+    // 2^31 x 2^31 cells fit in ptrdiff_t, but 2^62 floats are 2^64 bytes: more than std::size_t
+    // (and any allocator) can hold. The error names the grid and its size instead of leaving
+    // std::vector to throw an unnamed std::length_error.
+    const std::ptrdiff_t side = std::ptrdiff_t(1) << 31;
+    const std::string message = invalid_argument_message([&] { gorge::grid<float> g(side, side); });
+    CHECK(contains(message, "gorge::grid"));
+    CHECK(contains(message, "2147483648 x 2147483648"));
+    // Elements that fit but bytes that exceed the largest allocation (PTRDIFF_MAX bytes).
+    const std::ptrdiff_t rows = std::numeric_limits<std::ptrdiff_t>::max() / 8 / side + 1;
+    CHECK(contains(invalid_argument_message([&] { gorge::grid<double> g(side, rows); }), "gorge::grid"));
+}
+
 TEST_CASE("grid_view addresses a sub-rectangle through its stride", "[grid]") {
     // A 5 x 3 buffer holding 10 * y + x; a 2 x 2 view starting at (1, 1).
     std::vector<int> buffer(15);

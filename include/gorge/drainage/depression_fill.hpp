@@ -47,15 +47,21 @@
 // leaves the grid unchanged).
 //
 // Conventions and guarantees:
-//   - 8-connectivity (the D8 neighbourhood of gorge/drainage/flow.hpp).
+//   - 8-connectivity (the D8 neighbourhood of gorge/drainage/d8.hpp, shared with flow.hpp).
 //   - Outlets: every valid cell on the map edge, and every valid cell with a no-data neighbour,
 //     keeps its height; water leaves the map there.
 //   - no-data (optional fill_options::no_data): cells equal to that value (every NaN cell when the
 //     value is NaN) are left unchanged, are never filled and never drain through; they act as
-//     holes in the map through which water leaves, like the edge.
+//     holes in the map through which water leaves, like the edge. No fill ever writes the
+//     no-data value into a data cell: the plain fills only assign heights that data cells already
+//     hold, and where an epsilon step would land exactly on the no-data value it takes one more
+//     ulp (so D8 and accumulation never mistake a filled cell for a hole).
 //   - Every other cell must be finite; otherwise std::invalid_argument names the cell, and the
 //     grid is left unchanged (the fill works on a copy until it has succeeded).
-//   - A height of -0 is written back as +0 (so that equal heights have equal bits).
+//   - No cell is ever written as -0 (so that equal heights have equal bits): a height of -0 is
+//     written back as +0, and the epsilon step up from -denorm_min gives +0.
+//   - An empty view (a default-made grid_view, or an empty grid) throws std::invalid_argument
+//     naming the function, like every other grid algorithm.
 //   - Deterministic: the queues are gorge's own code (cells of equal height leave the priority
 //     queue last in, first out), so results never depend on the platform or standard library.
 //
@@ -75,6 +81,8 @@
 #include <vector>
 
 #include "../grid/grid.hpp"
+#include "../grid/no_data.hpp"
+#include "d8.hpp"
 
 namespace gorge {
 
@@ -104,33 +112,14 @@ struct fill_stats {
 
 namespace detail {
 
-/// True when v is the no-data value (NaN no-data matches every NaN).
-template <class T>
-inline bool is_no_data(T v, const std::optional<T>& no_data) {
-    if (!no_data) return false;
-    return std::isnan(*no_data) ? std::isnan(v) : v == *no_data;
-}
-
-[[noreturn]] inline void throw_not_finite(const char* who, std::ptrdiff_t x, std::ptrdiff_t y) {
-    throw std::invalid_argument(std::string(who) + ": height at cell (" + std::to_string(x) + ", " +
-                                std::to_string(y) + ") is not finite (NaN or infinite) and is not the no-data value");
-}
-
-/// Throws std::invalid_argument naming the first valid (not no-data) cell that is not finite.
-template <class T>
-void check_heights(grid_view<const T> heights, const std::optional<T>& no_data, const char* who) {
-    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
-        const T* r = heights.row(y);
-        for (std::ptrdiff_t x = 0; x < heights.width(); ++x)
-            if (!std::isfinite(r[x]) && !is_no_data(r[x], no_data)) throw_not_finite(who, x, y);
-    }
-}
-
 /// The next representable value above finite v (std::nextafter(v, +inf)), by integer steps on
-/// the bit pattern. -0 and +0 both step to the smallest positive subnormal. The largest finite
-/// value steps to +infinity, which the caller detects.
+/// the bit pattern. -0 and +0 both step to the smallest positive subnormal, and the largest
+/// negative subnormal (-denorm_min) steps to +0, never -0. The largest finite value steps to
+/// +infinity, which the caller detects.
 inline float next_up(float v) {
-    if (v == 0.0f) return std::numeric_limits<float>::denorm_min();
+    const float tiny = std::numeric_limits<float>::denorm_min();
+    if (v == 0.0f) return tiny;
+    if (v == -tiny) return 0.0f;
     std::uint32_t bits;
     std::memcpy(&bits, &v, sizeof bits);
     bits = v > 0.0f ? bits + 1u : bits - 1u;  // magnitude up for positives, down for negatives
@@ -138,7 +127,9 @@ inline float next_up(float v) {
     return v;
 }
 inline double next_up(double v) {
-    if (v == 0.0) return std::numeric_limits<double>::denorm_min();
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    if (v == 0.0) return tiny;
+    if (v == -tiny) return 0.0;
     std::uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
     bits = v > 0.0 ? bits + 1u : bits - 1u;
@@ -209,7 +200,7 @@ public:
     bool empty() const { return size_ == 0; }
     void push(K key, I cell) {
         GORGE_ASSERT(key >= last_, "gorge: radix_heap keys must not decrease");
-        buckets_[static_cast<std::size_t>(bucket_of(key))].push_back({key, cell});
+        buckets_[bucket_of(key)].push_back({key, cell});
         ++size_;
     }
     /// Key of the cell last returned by pop().
@@ -224,12 +215,12 @@ public:
     }
 
 private:
-    static constexpr int key_bits = static_cast<int>(sizeof(K) * 8);
+    static constexpr std::size_t key_bits = sizeof(K) * std::numeric_limits<unsigned char>::digits;
     struct entry {
         K key;
         I cell;
     };
-    int bucket_of(K key) const { return bit_width(static_cast<K>(key ^ last_)); }
+    std::size_t bucket_of(K key) const { return static_cast<std::size_t>(bit_width(static_cast<K>(key ^ last_))); }
     void refill() {
         std::size_t b = 1;
         while (buckets_[b].empty()) ++b;
@@ -237,7 +228,7 @@ private:
         K smallest = from.front().key;
         for (const entry& e : from) smallest = e.key < smallest ? e.key : smallest;
         last_ = smallest;
-        for (const entry& e : from) buckets_[static_cast<std::size_t>(bucket_of(e.key))].push_back(e);
+        for (const entry& e : from) buckets_[bucket_of(e.key)].push_back(e);
         from.clear();
     }
     std::vector<entry> buckets_[key_bits + 1];
@@ -294,7 +285,8 @@ struct padded_heights {
     /// Copies and validates the map; throws (naming the cell) before anything is modified.
     padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who)
         : width(src.width()), height(src.height()), pitch(src.width() + 2) {
-        const std::size_t cells = checked_grid_span(width + 2, height + 2, width + 2, who);
+        require_not_empty(src, who);
+        const std::size_t cells = checked_grid_elements<T>(width + 2, height + 2, who);
         z.assign(cells, T(0));
         closed = bit_set(cells, true);
         has_no_data = no_data.has_value();
@@ -320,12 +312,8 @@ struct padded_heights {
     std::size_t index(std::ptrdiff_t x, std::ptrdiff_t y) const {
         return static_cast<std::size_t>((y + 1) * pitch + (x + 1));
     }
-    /// Neighbour offsets in D8 order: E, SE, S, SW, W, NW, N, NE (y grows downwards).
-    std::ptrdiff_t offset(int k) const {
-        const std::ptrdiff_t dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-        const std::ptrdiff_t dy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-        return dy[k] * pitch + dx[k];
-    }
+    /// Index offset of D8 neighbour k (gorge/drainage/d8.hpp).
+    std::ptrdiff_t offset(int k) const { return d8_offset(k, pitch); }
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
     /// to a no-data cell.
     template <class F>
@@ -340,7 +328,7 @@ struct padded_heights {
                     x = width - 2;  // an inner row without no-data: only its last cell is an outlet
                     continue;
                 }
-                for (int k = 0; k < 8 && !outlet; ++k)
+                for (int k = 0; k < d8_neighbours && !outlet; ++k)
                     outlet = valid[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + offset(k))] == 0;
                 if (outlet) seed(i);
             }
@@ -365,15 +353,21 @@ struct padded_heights {
 };
 
 /// Priority-Flood+ (plain, epsilon == false) or Priority-Flood+ε (epsilon == true) on the
-/// working copy, with cell indices of type I.
+/// working copy, with cell indices of type I. The epsilon fill steps over `no_data` when a raised
+/// height would equal it (the plain fill only assigns heights that data cells already hold).
 template <bool epsilon, class I, class T>
-void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* who) {
+void priority_flood(padded_heights<T>& work, const std::optional<T>& no_data, fill_stats<T>& stats,
+                    const char* who) {
+    // A raised height is finite (or the overflow below throws), so only a finite no-data value
+    // can be hit; NaN and infinite no-data values need no check.
+    const bool step_over = epsilon && no_data && std::isfinite(*no_data);
+    const T skipped = step_over ? *no_data : T(0);
     radix_heap<decltype(ordered_bits(T())), I> open;
     pit_queue<I> pit;
     T* const z = work.z.data();
     bit_set& closed = work.closed;
-    std::ptrdiff_t off[8];
-    for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
 
     work.for_each_outlet([&](std::size_t i) {
         closed.set(i);
@@ -396,9 +390,11 @@ void priority_flood(padded_heights<T>& work, fill_stats<T>& stats, const char* w
             zc = from_ordered_bits(open.last_key());
             spill = zc;
         }
-        // Height given to neighbours that are not above it: zc itself, or one ulp more.
-        const T raised = epsilon ? next_up(zc) : zc;
-        for (int k = 0; k < 8; ++k) {
+        // Height given to neighbours that are not above it: zc itself, or one ulp more (two
+        // when one ulp more is the no-data value: a data cell must never read as no-data).
+        T raised = epsilon ? next_up(zc) : zc;
+        if (step_over && raised == skipped) raised = next_up(raised);
+        for (int k = 0; k < d8_neighbours; ++k) {
             const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
             if (closed.test(n)) continue;
             closed.set(n);
@@ -431,9 +427,9 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
-        priority_flood<epsilon, std::uint32_t>(work, stats, who);
+        priority_flood<epsilon, std::uint32_t>(work, options.no_data, stats, who);
     else
-        priority_flood<epsilon, std::size_t>(work, stats, who);
+        priority_flood<epsilon, std::size_t>(work, options.no_data, stats, who);
     stats.raised_cells = work.write_back(heights);
     return stats;
 }
@@ -442,7 +438,8 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
 
 /// Fills every depression to its spill level, in place (Priority-Flood+, plain). Flat lakes
 /// remain; see fill_depressions_epsilon for a surface on which every cell drains.
-/// Throws std::invalid_argument (cell named, grid unchanged) for a non-finite data cell.
+/// Throws std::invalid_argument for an empty view, and (cell named, grid unchanged) for a
+/// non-finite data cell.
 template <class T>
 fill_stats<T> fill_depressions(grid_view<T> heights, const fill_options<T>& options = {}) {
     return detail::run_priority_flood<false>(heights, options, "gorge::fill_depressions");
@@ -454,10 +451,11 @@ fill_stats<T> fill_depressions(grid<T>& heights, const fill_options<T>& options 
 
 /// Fills every depression, in place, so that every data cell that is not an outlet ends strictly
 /// higher than a neighbour that drains it (Priority-Flood+ε with one-ulp steps): following the
-/// lowest neighbour from any cell reaches an outlet. See the header comment for the precision
-/// limits of float heights, which fill_stats reports.
-/// Throws std::invalid_argument (cell named, grid unchanged) for a non-finite data cell, and
-/// std::overflow_error if a step would exceed the largest finite value.
+/// lowest neighbour from any cell reaches an outlet. Never writes -0 or the no-data value (a
+/// step landing on it takes one ulp more). See the header comment for the precision limits of
+/// float heights, which fill_stats reports.
+/// Throws std::invalid_argument for an empty view, and (cell named, grid unchanged) for a
+/// non-finite data cell; std::overflow_error if a step would exceed the largest finite value.
 template <class T>
 fill_stats<T> fill_depressions_epsilon(grid_view<T> heights, const fill_options<T>& options = {}) {
     return detail::run_priority_flood<true>(heights, options, "gorge::fill_depressions_epsilon");
@@ -486,8 +484,8 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
     std::vector<T> surface(work.z.size(), below_all);
     for (std::size_t i = 0; i < surface.size(); ++i)
         if (!work.closed.test(i)) surface[i] = std::numeric_limits<T>::infinity();
-    std::ptrdiff_t off[8];
-    for (int k = 0; k < 8; ++k) off[k] = work.offset(k);
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
 
     // One relaxation of cell i; returns true when its surface changed.
     auto relax = [&](std::size_t i) {
@@ -495,7 +493,7 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
         T wi = surface[i];
         if (!(wi > zi)) return false;  // already at the terrain (or a ring / no-data cell)
         bool changed = false;
-        for (int k = 0; k < 8; ++k) {
+        for (int k = 0; k < d8_neighbours; ++k) {
             const T wn = surface[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + off[k])];
             if (zi >= wn) {  // a neighbour drains below the terrain: the cell is not in a depression
                 wi = zi;

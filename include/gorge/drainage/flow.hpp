@@ -6,9 +6,10 @@
 // its distance √2 (square cells). Some recipes take the lowest neighbour instead (no distance
 // weighting); d8_rule::lowest does that.
 //
-// Direction codes (std::uint8_t): 0..7 name the neighbour in the order E, SE, S, SW, W, NW, N, NE,
-// with x growing to the east and y growing to the south (row-major images); d8_dx / d8_dy give
-// the steps. d8_sink marks a cell without a strictly lower neighbour, d8_no_data a no-data cell.
+// Direction codes (std::uint8_t, defined in gorge/drainage/d8.hpp): 0..7 name the neighbour in the
+// order E, SE, S, SW, W, NW, N, NE, with x growing to the east and y growing to the south
+// (row-major images); d8_dx / d8_dy give the steps. d8_sink marks a cell without a strictly lower
+// neighbour, d8_no_data a no-data cell.
 //
 // Rules and guarantees:
 //   - A direction always points to a strictly lower data cell inside the map, so directions never
@@ -23,9 +24,9 @@
 //   - flow_accumulation visits each cell once in topological order (in-degree counting, then
 //     walks that follow a flow path while the next cell has received all its inflow): O(n), no
 //     sorting. It counts every cell itself plus everything upstream.
-//   - Bad input throws std::invalid_argument naming the cell or parameter: non-finite heights,
-//     direction codes out of range or pointing off the map / into no-data, cycles in caller-made
-//     directions, thresholds that are not positive.
+//   - Bad input throws std::invalid_argument naming the cell or parameter: empty views,
+//     non-finite heights, direction codes out of range or pointing off the map / into no-data,
+//     cycles in caller-made directions, thresholds that are not positive.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -40,8 +41,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "depression_fill.hpp"
 #include "../grid/grid.hpp"
+#include "../grid/no_data.hpp"
+#include "d8.hpp"
 
 // GORGE_DETAIL_PREFETCH(p): a hint to start loading *p into the cache (no effect elsewhere).
 #if defined(__GNUC__) || defined(__clang__)
@@ -51,14 +53,6 @@
 #endif
 
 namespace gorge {
-
-/// Direction code of a cell with no strictly lower neighbour (an outlet, flat or pit bottom).
-inline constexpr std::uint8_t d8_sink = 8;
-/// Direction code of a no-data cell.
-inline constexpr std::uint8_t d8_no_data = 9;
-/// x and y steps of direction codes 0..7: E, SE, S, SW, W, NW, N, NE (y grows southwards).
-inline constexpr int d8_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-inline constexpr int d8_dy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
 /// How a cell chooses its downstream neighbour.
 enum class d8_rule {
@@ -75,10 +69,6 @@ struct d8_options {
 };
 
 namespace detail {
-
-/// 1/√2 rounded to T: weights the drop to a diagonal neighbour.
-template <class T>
-constexpr T inv_sqrt2 = T(0.70710678118654752440084436210484903928483593768847);
 
 /// Keeps the best candidate so far without branches: the first strictly better candidate wins
 /// ties, which gives the documented tie rule when candidates come in code order.
@@ -97,13 +87,13 @@ std::uint8_t d8_cell_checked(grid_view<const T> h, std::ptrdiff_t x, std::ptrdif
     if (is_no_data(z, o.no_data)) return d8_no_data;
     T best = T(0);
     int best_code = d8_sink;
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < d8_neighbours; ++k) {
         const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
         if (!h.contains(nx, ny)) continue;
         const T zn = h(nx, ny);
         if (is_no_data(zn, o.no_data)) continue;
         if (o.rule == d8_rule::steepest) {
-            d8_consider((z - zn) * ((k & 1) ? inv_sqrt2<T> : T(1)), k, best, best_code);
+            d8_consider((z - zn) * d8_inv_distance<T>(k), k, best, best_code);
         } else {
             d8_consider(z - zn, k, best, best_code);
         }
@@ -112,28 +102,27 @@ std::uint8_t d8_cell_checked(grid_view<const T> h, std::ptrdiff_t x, std::ptrdif
 }
 
 /// Directions of the inner cells 1..w-2 of inner row y (all neighbours exist, no no-data).
-/// Written without branches or arrays, and with the running best code held as T, so that
-/// compilers vectorise the row (compare and blend per neighbour).
+/// Written without branches, with the D8 table's constant steps (the loop over k unrolls into
+/// fixed loads), and with the running best code held as T, so that compilers vectorise the row
+/// (compare and blend per neighbour).
 template <d8_rule rule, class T>
 void d8_inner_row(grid_view<const T> h, std::ptrdiff_t y, std::uint8_t* out) {
-    const T* up = h.row(y - 1);
-    const T* mid = h.row(y);
-    const T* down = h.row(y + 1);
+    const T* const rows[3] = {h.row(y - 1), h.row(y), h.row(y + 1)};  // rows[1 + d8_dy[k]]
+    const T* const mid = rows[1];
     const std::ptrdiff_t last = h.width() - 1;
     const T diagonal = rule == d8_rule::steepest ? inv_sqrt2<T> : T(1);
     for (std::ptrdiff_t x = 1; x < last; ++x) {
         const T z = mid[x];
         T best = T(0);
         T code = T(d8_sink);
-        // Neighbours in code order E, SE, S, SW, W, NW, N, NE; a later one must be strictly
-        // steeper to win, which is the documented tie rule.
-        const T score[8] = {z - mid[x + 1],             (z - down[x + 1]) * diagonal, z - down[x],
-                            (z - down[x - 1]) * diagonal, z - mid[x - 1],           (z - up[x - 1]) * diagonal,
-                            z - up[x],                    (z - up[x + 1]) * diagonal};
-        for (int k = 0; k < 8; ++k) {
-            const bool take = score[k] > best;
+        // Neighbours in code order; a later one must be strictly steeper to win, which is the
+        // documented tie rule.
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const T drop = z - rows[1 + d8_dy[k]][x + d8_dx[k]];
+            const T score = d8_is_diagonal(k) ? drop * diagonal : drop;
+            const bool take = score > best;
             code = take ? T(k) : code;
-            best = take ? score[k] : best;
+            best = take ? score : best;
         }
         out[x] = static_cast<std::uint8_t>(code);
     }
@@ -159,8 +148,8 @@ void accumulate_flow(grid_view<const std::uint8_t> dirs, grid_view<A> acc, const
     // gaps between rows read as no-data and are skipped.
     const std::size_t span = checked_grid_span(w, h, stride, who);
     std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> state(span, d8_no_data);
-    std::ptrdiff_t offset[8];
-    for (int k = 0; k < 8; ++k) offset[k] = d8_dy[k] * stride + d8_dx[k];
+    std::ptrdiff_t offset[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) offset[k] = d8_offset(k, stride);
     std::size_t data_cells = 0;
     for (std::ptrdiff_t y = 0; y < h; ++y) {
         const std::uint8_t* r = dirs.row(y);
@@ -263,6 +252,7 @@ template <class V, class T = std::remove_const_t<V>>
 void flow_directions(grid_view<V> heights_view, grid_view<std::uint8_t> out, const d8_options<T>& options = {}) {
     static_assert(std::is_floating_point<T>::value, "gorge::flow_directions needs floating-point heights");
     const grid_view<const T> heights = heights_view;
+    detail::require_not_empty(heights, "gorge::flow_directions");
     if (out.width() != heights.width() || out.height() != heights.height())
         throw std::invalid_argument("gorge::flow_directions: out must have the size of heights");
     detail::check_heights(heights, options.no_data, "gorge::flow_directions");
@@ -287,6 +277,7 @@ void flow_directions(grid_view<V> heights_view, grid_view<std::uint8_t> out, con
 /// As above, into a new grid.
 template <class V, class T = std::remove_const_t<V>>
 grid<std::uint8_t> flow_directions(grid_view<V> heights, const d8_options<T>& options = {}) {
+    detail::require_not_empty(heights, "gorge::flow_directions");
     grid<std::uint8_t> dirs(heights.width(), heights.height());
     flow_directions(heights, dirs.view(), options);
     return dirs;
@@ -303,6 +294,7 @@ grid<std::uint8_t> flow_directions(const grid<T>& heights, const d8_options<T>& 
 /// unspecified.
 inline void flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<std::uint32_t> out) {
     const char* who = "gorge::flow_accumulation";
+    detail::require_not_empty(directions, who, "directions");
     if (out.width() != directions.width() || out.height() != directions.height())
         throw std::invalid_argument(std::string(who) + ": out must have the size of directions");
     if (directions.size() > std::numeric_limits<std::uint32_t>::max())
@@ -317,6 +309,7 @@ inline void flow_accumulation(grid_view<const std::uint8_t> directions, grid_vie
 }
 /// As above, into a new grid.
 inline grid<std::uint32_t> flow_accumulation(grid_view<const std::uint8_t> directions) {
+    detail::require_not_empty(directions, "gorge::flow_accumulation", "directions");
     grid<std::uint32_t> acc(directions.width(), directions.height());
     flow_accumulation(directions, acc.view());
     return acc;
@@ -332,6 +325,7 @@ grid<T> flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<W>
     const grid_view<const T> weights = weights_view;
     static_assert(std::is_floating_point<T>::value, "gorge::flow_accumulation: weights must be floating-point");
     const char* who = "gorge::flow_accumulation";
+    detail::require_not_empty(directions, who, "directions");
     if (weights.width() != directions.width() || weights.height() != directions.height())
         throw std::invalid_argument(std::string(who) + ": weights must have the size of directions");
     weights.check_finite("flow accumulation weight");
@@ -345,6 +339,7 @@ grid<T> flow_accumulation(grid_view<const std::uint8_t> directions, grid_view<W>
 
 /// 1 where at least `threshold` cells drain through the cell, else 0. threshold >= 1.
 inline grid<std::uint8_t> river_mask(grid_view<const std::uint32_t> accumulation, std::uint32_t threshold) {
+    detail::require_not_empty(accumulation, "gorge::river_mask", "accumulation");
     if (threshold < 1) throw std::invalid_argument("gorge::river_mask: threshold must be >= 1, got 0");
     grid<std::uint8_t> mask(accumulation.width(), accumulation.height());
     for (std::ptrdiff_t y = 0; y < accumulation.height(); ++y)
@@ -359,6 +354,7 @@ inline grid<std::uint8_t> river_mask(const grid<std::uint32_t>& accumulation, st
 /// 1 where the weighted accumulation reaches `threshold`, else 0. threshold finite and > 0.
 template <class A, class T = std::remove_const_t<A>, std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
 grid<std::uint8_t> river_mask(grid_view<A> accumulation, T threshold) {
+    detail::require_not_empty(accumulation, "gorge::river_mask", "accumulation");
     if (!(std::isfinite(threshold) && threshold > T(0)))
         throw std::invalid_argument("gorge::river_mask: threshold must be finite and > 0, got " +
                                     std::to_string(threshold));

@@ -6,8 +6,9 @@
 // texture without copies). grid<T> owns its storage (stride == width) and converts to a view.
 //
 // Guarantees: sizes are checked on construction — zero or negative sizes, a stride below the
-// width, and width × height (or the addressed span) overflowing std::size_t throw
-// std::invalid_argument naming the parameter. Element access is unchecked in release builds and
+// width, width × height (or the addressed span) overflowing std::ptrdiff_t, and, for grid<T>,
+// width × height × sizeof(T) bytes above PTRDIFF_MAX (the largest allocation) throw
+// std::invalid_argument naming the parameter or the size. Element access is unchecked in release builds and
 // asserted in debug builds; at() is always checked. check_finite() rejects NaN or infinite heights
 // with the offending cell named. grid<T> storage of 2 MiB or more is 2 MiB-aligned and, on Linux,
 // asks for transparent huge pages (see detail::large_block_allocator).
@@ -101,6 +102,22 @@ inline std::size_t checked_grid_span(std::ptrdiff_t width, std::ptrdiff_t height
     return (h - 1) * s + w;
 }
 
+/// Number of elements of a packed width x height array of T, checked like checked_grid_span and
+/// also against the largest possible allocation: the bytes, elements × sizeof(T), must fit in
+/// std::ptrdiff_t (std::vector's own limit, and below std::size_t's). Throws
+/// std::invalid_argument naming `who` and the size otherwise.
+template <class T>
+std::size_t checked_grid_elements(std::ptrdiff_t width, std::ptrdiff_t height, const char* who) {
+    const std::size_t n = checked_grid_span(width, height, width, who);
+    const std::size_t max_bytes = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
+    if (n > max_bytes / sizeof(T))
+        throw std::invalid_argument(std::string(who) + ": width x height (" + std::to_string(width) + " x " +
+                                    std::to_string(height) + ") cells of " + std::to_string(sizeof(T)) +
+                                    " bytes exceed the largest allocation (" + std::to_string(max_bytes) +
+                                    " bytes)");
+    return n;
+}
+
 }  // namespace detail
 
 /// Non-owning view of a row-major 2D array: element (x, y) is data[y * stride + x].
@@ -110,6 +127,8 @@ class grid_view {
 public:
     using value_type = std::remove_cv_t<T>;
 
+    /// An empty view (no cells, null data): every grid algorithm rejects it with
+    /// std::invalid_argument.
     grid_view() = default;
     /// View of caller memory. Throws std::invalid_argument for a null pointer, non-positive sizes,
     /// stride < width, or a span that overflows.
@@ -131,6 +150,7 @@ public:
     std::ptrdiff_t stride() const { return stride_; }
     /// Number of cells, width * height.
     std::size_t size() const { return static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_); }
+    /// True for a default-made view; a view made from data always has cells.
     bool empty() const { return data_ == nullptr; }
     bool contains(std::ptrdiff_t x, std::ptrdiff_t y) const { return x >= 0 && y >= 0 && x < width_ && y < height_; }
 
@@ -170,15 +190,27 @@ private:
     std::ptrdiff_t width_ = 0, height_ = 0, stride_ = 0;
 };
 
+namespace detail {
+
+/// Throws std::invalid_argument("<who>: <what> must not be empty") for an empty (default-made)
+/// view: the grid algorithms' common check of their input.
+template <class T>
+void require_not_empty(const grid_view<T>& view, const char* who, const char* what = "heights") {
+    if (view.empty()) throw std::invalid_argument(std::string(who) + ": " + what + " must not be empty");
+}
+
+}  // namespace detail
+
 /// Owning row-major grid (stride == width), value-initialised or filled with a value.
 template <class T>
 class grid {
 public:
     grid() = default;
     /// Throws std::invalid_argument for non-positive sizes or a width × height that overflows.
+    /// Also throws it, naming gorge::grid and the size, when width × height × sizeof(T) bytes
+    /// exceed the largest allocation (PTRDIFF_MAX bytes), instead of an anonymous length_error.
     grid(std::ptrdiff_t width, std::ptrdiff_t height, const T& fill = T())
-        : width_(width), height_(height),
-          cells_(detail::checked_grid_span(width, height, width, "gorge::grid"), fill) {}
+        : width_(width), height_(height), cells_(detail::checked_grid_elements<T>(width, height, "gorge::grid"), fill) {}
 
     T* data() { return cells_.data(); }
     const T* data() const { return cells_.data(); }
@@ -200,8 +232,13 @@ public:
     T& at(std::ptrdiff_t x, std::ptrdiff_t y) { return view().at(x, y); }
     const T& at(std::ptrdiff_t x, std::ptrdiff_t y) const { return view().at(x, y); }
 
-    grid_view<T> view() { return grid_view<T>(cells_.data(), width_, height_, width_); }
-    grid_view<const T> view() const { return grid_view<const T>(cells_.data(), width_, height_, width_); }
+    /// View of the whole grid; an empty (default-made) view for an empty grid.
+    grid_view<T> view() {
+        return cells_.empty() ? grid_view<T>() : grid_view<T>(cells_.data(), width_, height_, width_);
+    }
+    grid_view<const T> view() const {
+        return cells_.empty() ? grid_view<const T>() : grid_view<const T>(cells_.data(), width_, height_, width_);
+    }
     operator grid_view<T>() { return view(); }              // NOLINT(google-explicit-constructor)
     operator grid_view<const T>() const { return view(); }  // NOLINT(google-explicit-constructor)
 
