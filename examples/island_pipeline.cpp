@@ -62,7 +62,7 @@ double seconds_since(clock_type::time_point start) {
 }
 
 rgb from_palette(gorge::biome b) {
-    const gorge::biome_rgb c = gorge::biome_color(b);
+    const gorge::biome_rgb c = gorge::biome_colour(b);
     return {float(c.r) / 255.0f, float(c.g) / 255.0f, float(c.b) / 255.0f};
 }
 

@@ -123,13 +123,40 @@ TEST_CASE("palette and names: one distinct entry per biome", "[biome]") {
     std::set<std::uint32_t> colors;
     std::set<std::string> names;
     for (std::size_t i = 0; i < gorge::biome_count; ++i) {
-        const gorge::biome_rgb c = gorge::biome_color(static_cast<biome>(i));
+        const gorge::biome_rgb c = gorge::biome_colour(static_cast<biome>(i));
         colors.insert(std::uint32_t(c.r) << 16 | std::uint32_t(c.g) << 8 | c.b);
         names.insert(gorge::biome_name(static_cast<biome>(i)));
     }
     CHECK(colors.size() == gorge::biome_count);
     CHECK(names.size() == gorge::biome_count);
     CHECK(std::string(gorge::biome_name(biome::tropical_rain_forest)) == "tropical rain forest");
+    const gorge::biome_rgb ocean = gorge::biome_colour(biome::ocean);
+    CHECK((ocean.r == gorge::biome_palette[0].r && ocean.g == gorge::biome_palette[0].g &&
+           ocean.b == gorge::biome_palette[0].b));
+}
+
+TEST_CASE("biome_params reports its first bad member through the common validate rule", "[biome]") {
+    gorge::biome_params<float> p;
+    CHECK(p.first_invalid() == nullptr);
+    CHECK_NOTHROW(p.validate());
+    p.rock_slope = -1.0f;
+    const gorge::invalid_parameter bad = p.first_invalid();
+    CHECK(bad != nullptr);
+    CHECK(contains(bad.to_string(), "rock_slope"));
+    CHECK(invalid_argument_message([&] { p.validate(); }) == "gorge::biome_params: invalid " + bad.to_string());
+}
+
+TEST_CASE("biome maps reject empty views like the other grid algorithms", "[biome]") {
+    const gorge::grid_view<const double> empty;
+    const gorge::grid<double> one(1, 1, 0.5);
+    CHECK(contains(invalid_argument_message([&] { gorge::slope_map(empty, 1.0); }),
+                   "gorge::slope_map: elevation must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::biome_map(empty, empty, 1.0); }),
+                   "gorge::biome_map: elevation must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::biome_map(empty, empty, empty); }),
+                   "gorge::biome_map: elevation must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::biome_map(empty, one.view(), one.view()); }),
+                   "gorge::biome_map: elevation must not be empty"));
 }
 
 TEST_CASE("biomes reject bad parameters and inputs, naming them", "[biome]") {

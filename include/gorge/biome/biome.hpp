@@ -40,6 +40,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../detail/validate.hpp"
 #include "../grid/grid.hpp"
 
 namespace gorge {
@@ -66,7 +67,7 @@ enum class biome : std::uint8_t {
 /// Number of biome values.
 inline constexpr std::size_t biome_count = 16;
 
-/// 8-bit sRGB colour of a biome for maps.
+/// 8-bit sRGB colour of a biome for maps: red, green and blue, each 0..255.
 struct biome_rgb {
     std::uint8_t r, g, b;
 };
@@ -92,7 +93,8 @@ inline constexpr std::array<biome_rgb, biome_count> biome_palette = {{
     {186, 190, 166},  // tundra
 }};
 
-inline biome_rgb biome_color(biome b) { return biome_palette[static_cast<std::size_t>(b)]; }
+/// Map colour of a biome: biome_palette's entry for it.
+inline biome_rgb biome_colour(biome b) { return biome_palette[static_cast<std::size_t>(b)]; }
 
 /// Lower-case English name of a biome ("tropical rain forest").
 inline const char* biome_name(biome b) {
@@ -122,12 +124,12 @@ struct biome_params {
     std::array<T, 2> highland_moisture = {T(0.33), T(0.66)};
     std::array<T, 3> alpine_moisture = {T(0.1), T(0.2), T(0.5)};
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
-        const T levels[] = {sea_level, beach_top, lowland_top, upland_top, alpine_top, snow_line};
+    /// Name and rule of the first bad parameter; empty (== nullptr) when all are valid.
+    invalid_parameter first_invalid() const {
+        const std::array<T, 6> levels = {sea_level, beach_top, lowland_top, upland_top, alpine_top, snow_line};
         for (T v : levels)
             if (!std::isfinite(v)) return "elevation thresholds (must be finite)";
-        for (std::size_t i = 1; i < 6; ++i)
+        for (std::size_t i = 1; i < levels.size(); ++i)
             if (levels[i] < levels[i - 1])
                 return "elevation thresholds (need sea_level <= beach_top <= lowland_top <= upland_top <= "
                        "alpine_top <= snow_line)";
@@ -136,13 +138,10 @@ struct biome_params {
         if (!increasing_unit(upland_moisture)) return "upland_moisture (must increase within [0, 1])";
         if (!increasing_unit(highland_moisture)) return "highland_moisture (must increase within [0, 1])";
         if (!increasing_unit(alpine_moisture)) return "alpine_moisture (must increase within [0, 1])";
-        return nullptr;
+        return {};
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid())
-            throw std::invalid_argument(std::string("gorge::biome_params: invalid ") + bad);
-    }
+    void validate() const { detail::validate(*this, "gorge::biome_params"); }
 
 private:
     template <std::size_t N>
@@ -205,12 +204,13 @@ biome classify_biome(T elevation, T moisture, T slope, const biome_params<T>& pa
 
 /// Slope |∇h| (rise over run) of every cell: central differences inside, one-sided differences
 /// on the map edge (a 1-cell-wide map has zero slope across), with cells cell_size apart in the
-/// elevation's units. Throws std::invalid_argument for a cell_size that is not finite and > 0 or
-/// for a non-finite elevation (cell named).
+/// elevation's units. Throws std::invalid_argument for an empty elevation view, a cell_size that
+/// is not finite and > 0, or a non-finite elevation (cell named).
 template <class V, class T = std::remove_const_t<V>>
 grid<T> slope_map(grid_view<V> elevation_view, T cell_size) {
     static_assert(std::is_floating_point<T>::value, "gorge::slope_map needs floating-point heights");
     const grid_view<const T> e = elevation_view;
+    detail::require_not_empty(e, "gorge::slope_map", "elevation");
     if (!(std::isfinite(cell_size) && cell_size > T(0)))
         throw std::invalid_argument("gorge::slope_map: cell_size must be finite and > 0, got " +
                                     std::to_string(cell_size));
@@ -230,14 +230,15 @@ grid<T> slope_map(grid_view<V> elevation_view, T cell_size) {
 }
 
 /// Biome of every cell from elevation, moisture and slope grids of equal size.
-/// Throws std::invalid_argument for bad params, mismatched sizes, or a non-finite elevation or
-/// moisture, or a negative / NaN slope (cell named).
+/// Throws std::invalid_argument for bad params, an empty elevation view, mismatched sizes, or a
+/// non-finite elevation or moisture, or a negative / NaN slope (cell named).
 template <class VE, class VM, class VS, class T = std::remove_const_t<VE>>
 grid<biome> biome_map(grid_view<VE> elevation_view, grid_view<VM> moisture_view, grid_view<VS> slope_view,
                       const biome_params<T>& params = {}) {
     static_assert(std::is_floating_point<T>::value, "gorge::biome_map needs floating-point inputs");
     const grid_view<const T> elevation = elevation_view, moisture = moisture_view, slope = slope_view;
     params.validate();
+    detail::require_not_empty(elevation, "gorge::biome_map", "elevation");
     const std::ptrdiff_t w = elevation.width(), h = elevation.height();
     if (moisture.width() != w || moisture.height() != h)
         throw std::invalid_argument("gorge::biome_map: moisture must have the size of elevation");
@@ -262,6 +263,7 @@ template <class VE, class VM, class T = std::remove_const_t<VE>>
 grid<biome> biome_map(grid_view<VE> elevation, grid_view<VM> moisture, T cell_size,
                       const biome_params<T>& params = {}) {
     params.validate();
+    detail::require_not_empty(elevation, "gorge::biome_map", "elevation");
     const grid<T> slope = slope_map(elevation, cell_size);
     return biome_map(elevation, moisture, slope.view(), params);
 }
