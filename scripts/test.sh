@@ -4,6 +4,8 @@
 # Installs missing Debian packages first. The GPU parity test runs on Mesa's lavapipe (a CPU
 # Vulkan driver) and must not skip: GORGE_REQUIRE_VULKAN turns a missing device into a failure.
 # Last, the multithreaded tests (tiles, parallel droplet erosion) run under ThreadSanitizer.
+# Every optional part is asked for explicitly (ON), so a missing dependency fails the run instead
+# of being skipped.
 # Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +14,7 @@ bash "$root/scripts/install-deps.sh" test
 
 echo "== Release build and tests"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release \
-  -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=ON -DGORGE_BUILD_BENCHMARKS=ON \
+  -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=ON -DGORGE_BUILD_BENCHMARKS=ON -DGORGE_USE_XSIMD=ON \
   -DGORGE_REQUIRE_VULKAN=ON >/dev/null
 cmake --build "$root/build/release" -j "$jobs"
 ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs"
@@ -21,7 +23,8 @@ if [[ ${1:-} != --no-sanitize ]]; then
   echo "== Debug build with -fsanitize=address,undefined and tests"
   san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake -S "$root" -B "$root/build/sanitize" -DCMAKE_BUILD_TYPE=Debug \
-    -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_REQUIRE_VULKAN=ON \
+    -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_USE_XSIMD=ON \
+    -DGORGE_REQUIRE_VULKAN=ON \
     "-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" >/dev/null
   cmake --build "$root/build/sanitize" -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
