@@ -585,3 +585,16 @@ TEST_CASE("flow on bad input throws, naming the cell or parameter", "[drainage][
     CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(sinks.view(), bad.view()); }),
                    "(1, 0)"));
 }
+
+TEST_CASE("fills reject maps whose working copy would not fit, naming the function", "[drainage][fill]") {
+    // A one-row view as wide as ptrdiff_t allows (never read: the size check comes first). The
+    // working copy adds a border of one cell on each side, which must not overflow.
+    float cell = 0.0f;
+    const std::ptrdiff_t widest = std::numeric_limits<std::ptrdiff_t>::max();
+    const gorge::grid_view<float> wide(&cell, widest, 1);
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions(wide); }), "gorge::fill_depressions"));
+    // Wide enough that the padded copy's bytes exceed the largest allocation, but no overflow.
+    const gorge::grid_view<float> large(&cell, widest / 8, 1);
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions_epsilon(large); }),
+                   "largest allocation"));
+}

@@ -284,9 +284,9 @@ struct padded_heights {
 
     /// Copies and validates the map; throws (naming the cell) before anything is modified.
     padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who)
-        : width(src.width()), height(src.height()), pitch(src.width() + 2) {
+        : width(src.width()), height(src.height()), pitch(padded_side(src.width(), who)) {
         require_not_empty(src, who);
-        const std::size_t cells = checked_grid_elements<T>(width + 2, height + 2, who);
+        const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(height, who), who);
         z.assign(cells, T(0));
         closed = bit_set(cells, true);
         has_no_data = no_data.has_value();
@@ -309,6 +309,14 @@ struct padded_heights {
         }
     }
 
+    /// n + 2 (the map plus the ring on both sides), or std::invalid_argument if that overflows.
+    static std::ptrdiff_t padded_side(std::ptrdiff_t n, const char* who) {
+        constexpr std::ptrdiff_t ring = 2;
+        if (n > std::numeric_limits<std::ptrdiff_t>::max() - ring)
+            throw std::invalid_argument(std::string(who) + ": width or height " + std::to_string(n) +
+                                        " plus the working copy's border overflows the addressable size");
+        return n + ring;
+    }
     std::size_t index(std::ptrdiff_t x, std::ptrdiff_t y) const {
         return static_cast<std::size_t>((y + 1) * pitch + (x + 1));
     }
