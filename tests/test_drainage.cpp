@@ -358,6 +358,17 @@ TEST_CASE("fills reject empty views like the other entry points", "[drainage][fi
     const gorge::grid_view<std::uint8_t> no_out;
     CHECK(contains(invalid_argument_message([&] { gorge::flow_directions(empty, no_out); }),
                    "gorge::flow_directions: heights must not be empty"));
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_directions(empty); }),
+                   "gorge::flow_directions: heights must not be empty"));
+    const gorge::grid_view<const std::uint8_t> no_dirs;
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(no_dirs); }),
+                   "gorge::flow_accumulation: directions must not be empty"));
+    const gorge::grid_view<const float> no_weights;
+    CHECK(contains(invalid_argument_message([&] { gorge::flow_accumulation(no_dirs, no_weights); }),
+                   "gorge::flow_accumulation: directions must not be empty"));
+    const gorge::grid<std::uint32_t> no_acc;
+    CHECK(contains(invalid_argument_message([&] { gorge::river_mask(no_acc, 1u); }),
+                   "gorge::river_mask: accumulation must not be empty"));
 }
 
 TEST_CASE("fills respect strided views and no-data outlets", "[drainage][fill]") {
