@@ -214,7 +214,7 @@ TEST_CASE("island recipe instantiates for float and agrees with double", "[islan
 TEST_CASE("island parameters are validated by name", "[island][validation]") {
     const gorge::island_params<double> ok;
     CHECK_NOTHROW(ok.validate());
-    CHECK(ok.first_invalid().empty());
+    CHECK(ok.first_invalid() == nullptr);
     auto p = ok;
     p.contrast = 0;
     expect_throw_naming([&] { p.validate(); }, "contrast");

@@ -237,7 +237,8 @@ void fill_filter_rows(batch& b, std::vector<group>& groups) {
     for (std::size_t r = 0; r < t.size(); ++r) {
         if (t.text(r, "hash") != b.hash) continue;
         const gorge::erosion_params<float> ep = gorge_test::erosion_params_of<float>(t, r);
-        if (const char* bad = ep.first_invalid()) throw std::runtime_error(std::string("reference row has invalid ") + bad);
+        if (const gorge::invalid_parameter bad = ep.first_invalid())
+            throw std::runtime_error("reference row has invalid " + bad.to_string());
         const glm::vec2 p(float(t.number(r, "px")), float(t.number(r, "py")));
         const glm::vec3 h(float(t.number(r, "h")), float(t.number(r, "hx")), float(t.number(r, "hy")));
         const float fade = float(t.number(r, "fade_target_in"));

@@ -20,79 +20,179 @@
 // The output gradient is an approximation by design (the mask's own derivative is ignored), and
 // the steering slope g is deliberately not faded.
 //
-// Guarantees: finite outputs for finite inputs and valid parameters; deterministic; seamless
-// across tiles. Limits: see gorge/noise/gradient_noise.hpp about float precision far from the origin.
+// Guarantees: finite outputs for finite inputs and parameters that validate() accepts (see
+// erosion_params for the limits it enforces); deterministic; seamless across tiles. Limits: see gorge/noise/gradient_noise.hpp about float precision far from the origin.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+#include <limits>
 
 #include "../detail/math.hpp"
+#include "../detail/validate.hpp"
+#include "../noise/gradient_noise.hpp"
 #include "../noise/hash.hpp"
 #include "phacelle.hpp"
 
 namespace gorge {
 
+namespace detail {
+/// The filter steers by the input slope clamped to +-max / steering_slope_divisor of its scalar
+/// type per component, so that the steering vector stays finite however steep the input is (the
+/// direction of a slope that large is all that matters, and the clamp keeps it to within a few
+/// degrees only where a component is that large).
+constexpr double steering_slope_divisor = 16.0;
+
+/// |v| without overflow: sqrt(x^2 + y^2) where that is finite, else |v| from v scaled by its
+/// largest component; at most max() of the scalar type.
+template <class T>
+GORGE_FORCEINLINE T overflow_free_length(vec2<T> v) {
+    const T largest = detail::constant<T>(double(std::numeric_limits<scalar_t<T>>::max()));
+    const T plain = detail::length(v);
+    const T big = detail::max(detail::abs(v.x), detail::abs(v.y));
+    const T scaled = big * detail::length(v * (T(1) / detail::max(big, T(1))));
+    return detail::min(detail::select<T>(plain <= largest, plain, scaled), largest);
+}
+
+/// safe_normalize without overflow: v / |v| when |v| > safe_normalize_min_length, else v
+/// unchanged; v is scaled by its largest component first, so huge vectors normalise too.
+template <class T>
+GORGE_FORCEINLINE vec2<T> overflow_free_normalize(vec2<T> v) {
+    const T big = detail::max(detail::abs(v.x), detail::abs(v.y));
+    const T smallest = detail::constant<T>(double(std::numeric_limits<scalar_t<T>>::min()));
+    const vec2<T> u = v * (T(1) / detail::max(big, smallest));  // largest component +-1 (or v = 0)
+    const T unit_len = detail::length(u);                        // in [1, sqrt 2] unless v = 0
+    const auto ok = big * unit_len > detail::constant<T>(safe_normalize_min_length);
+    return detail::select<T>(ok, u * (T(1) / detail::select<T>(ok, unit_len, T(1))), v);
+}
+}  // namespace detail
+
 /// Parameters of the erosion filter. Defaults are the published demo's.
+///
+/// Finite output: with parameters that validate() accepts, erosion_filter() returns finite values
+/// for every finite input (position, height, slope, fade target) when it is evaluated in the
+/// parameters' scalar type T (float parameters for float and float batches, double for double).
+/// Besides each member's own rule, validate() enforces limits on what the filter derives from
+/// several members: each of the following must be at most L = max / 2^20 of T (about 3.2e32 for
+/// float, 1.7e302 for double), for every octave o < octaves:
+///   - cell_scale: 2 pi cell_scale and the first octave's frequency 1 / (scale cell_scale);
+///   - strength: |strength| scale max(1, |gully_weight|);
+///   - lacunarity: the stripe frequency 2 pi lacunarity^o / scale, times max(1, |gully_weight|);
+///   - gain: the sum over octaves of |strength scale gain^o| max(1, |gully_weight|) (the height
+///     range) and the sum of 2 pi |strength gully_weight| |gain lacunarity|^o (the slope range);
+///   - rounding: (|rounding.x| + |rounding.y|) |rounding.z|, the same times onset.x,
+///     |rounding.w|^o, (|rounding.x| + |rounding.y|) |rounding.w|^o and the same times onset.y.
 template <class T>
 struct erosion_params {
-    /// Horizontal and vertical size of the largest gullies, finite > 0 (default 0.15).
+    /// Horizontal and vertical size of the largest gullies, in p units; finite, at least the
+    /// smallest normal number of T (about 1.2e-38 for float), within the derived limits above
+    /// (default 0.15).
     T scale = T(0.15);
-    /// Magnitude of all octaves together, finite (default 0.22).
+    /// Magnitude of all octaves together, in height units; finite, within the derived limits
+    /// above (default 0.22). Negative values invert the gullies.
     T strength = T(0.22);
-    /// 0 only sharpens peaks and valleys, 1 gives full gullies; finite, usually 0..1 (default 0.5).
+    /// 0 only sharpens peaks and valleys, 1 gives full gullies; finite with |gully_weight| at most
+    /// max / 2^20 of T, usually 0..1, within the derived limits above (default 0.5).
     T gully_weight = T(0.5);
-    /// How far fine gullies climb: lower values keep them to steeper slopes; finite (default 1.5).
+    /// How far fine gullies climb: lower values keep them to steeper slopes; the exponent of the
+    /// mask carried from octave to octave, finite > 0 (default 1.5).
     T detail = T(1.5);
     /// Rounding of (ridges, creases, the input's own peaks and valleys as a multiplier, per-octave
-    /// multiplier); finite, usually >= 0 (default (0.1, 0.0, 0.1, 2.0)).
+    /// multiplier); finite, usually >= 0, within the derived limits above (default
+    /// (0.1, 0.0, 0.1, 2.0)).
     glm::vec<4, T> rounding = glm::vec<4, T>(T(0.1), T(0.0), T(0.1), T(2.0));
-    /// Slope at which gullies start: (initial, per octave, ridge-map initial, ridge-map per
-    /// octave); finite (default (1.25, 1.25, 2.8, 1.5)).
+    /// Slope at which gullies start, as inverse slopes: (initial, per octave, ridge-map initial,
+    /// ridge-map per octave); every component finite and >= 0 (default (1.25, 1.25, 2.8, 1.5)).
     glm::vec<4, T> onset = glm::vec<4, T>(T(1.25), T(1.25), T(2.8), T(1.5));
-    /// (assumed slope value, amount 0..1 by which it replaces the real slope for steering the
-    /// gullies); finite (default (0.7, 1.0)).
+    /// (assumed slope value, amount by which it replaces the real slope for steering the
+    /// gullies): the value finite with |value| at most max / 2^20 of T, the amount in [0, 1]
+    /// (default (0.7, 1.0)).
     glm::vec<2, T> assumed_slope = glm::vec<2, T>(T(0.7), T(1.0));
     /// Number of gully octaves, 0..32 (default 5).
     int octaves = 5;
-    /// Frequency factor per octave, finite > 0 (default 2).
+    /// Frequency factor per octave, finite > 0, within the derived limits above (default 2).
     T lacunarity = T(2);
-    /// Strength factor per octave, finite (default 0.5).
+    /// Strength factor per octave, finite, within the derived limits above (default 0.5).
     T gain = T(0.5);
-    /// Cell size relative to the stripe width (Phacelle cell_freq), finite > 0 (default 0.7).
+    /// Cell size relative to the stripe width (Phacelle cell_freq), finite > 0, within the derived
+    /// limits above (default 0.7).
     T cell_scale = T(0.7);
     /// Phacelle normalization ("normalized gullies"), 0..1 (default 0.5).
     T normalization = T(0.5);
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
+    /// The first bad member and its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
         using std::isfinite;
-        if (!(isfinite(scale) && scale > T(0))) return "scale (must be finite and > 0)";
+        using detail::within_finite_limit;
+        if (!(isfinite(scale) && scale >= std::numeric_limits<T>::min()))
+            return "scale (must be finite and at least the smallest normal number of the scalar type)";
         if (!isfinite(strength)) return "strength (must be finite)";
-        if (!isfinite(gully_weight)) return "gully_weight (must be finite)";
-        if (!isfinite(detail)) return "detail (must be finite)";
+        if (!within_finite_limit(gully_weight))
+            return "gully_weight (must be finite with |gully_weight| at most max / 2^20 of the scalar type)";
+        if (!(isfinite(detail) && detail > T(0))) return "detail (must be finite and > 0)";
         for (int i = 0; i < 4; ++i)
             if (!isfinite(rounding[i])) return "rounding (every component must be finite)";
         for (int i = 0; i < 4; ++i)
-            if (!isfinite(onset[i])) return "onset (every component must be finite)";
-        if (!(isfinite(assumed_slope.x) && isfinite(assumed_slope.y)))
-            return "assumed_slope (both components must be finite)";
+            if (!(isfinite(onset[i]) && onset[i] >= T(0))) return "onset (every component must be finite and >= 0)";
+        if (!within_finite_limit(assumed_slope.x))
+            return "assumed_slope (the value x must be finite with |x| at most max / 2^20 of the scalar type)";
+        if (!(assumed_slope.y >= T(0) && assumed_slope.y <= T(1)))
+            return "assumed_slope (the amount y must be in [0, 1])";
         if (octaves < 0 || octaves > 32) return "octaves (must be in 0..32)";
         if (!(isfinite(lacunarity) && lacunarity > T(0))) return "lacunarity (must be finite and > 0)";
         if (!isfinite(gain)) return "gain (must be finite)";
         if (!(isfinite(cell_scale) && cell_scale > T(0))) return "cell_scale (must be finite and > 0)";
         if (!(normalization >= T(0) && normalization <= T(1))) return "normalization (must be in [0, 1])";
-        return nullptr;
+        return derived_invalid();
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) {
-            throw std::invalid_argument(std::string("gorge::erosion_params: invalid ") + bad);
+    void validate() const { detail::validate(*this, "gorge::erosion_params"); }
+
+private:
+    /// The derived limits of the class comment, evaluated octave by octave as the filter does.
+    invalid_parameter derived_invalid() const {
+        using detail::within_finite_limit;
+        const T two_pi = T(detail::two_pi);
+        const T weight = std::max(T(1), std::fabs(gully_weight));
+        const T span = std::fabs(rounding.x) + std::fabs(rounding.y);
+        T freq = T(1) / (scale * cell_scale);
+        if (!(within_finite_limit(two_pi * cell_scale) && within_finite_limit(freq)))
+            return "cell_scale (2 pi cell_scale and 1 / (scale * cell_scale) must be at most max / 2^20 of the "
+                   "scalar type)";
+        T amp = std::fabs(strength) * scale;
+        if (!within_finite_limit(amp * weight))
+            return "strength (|strength| * scale * max(1, |gully_weight|) must be at most max / 2^20 of the "
+                   "scalar type)";
+        if (!(within_finite_limit(span * std::fabs(rounding.z)) &&
+              within_finite_limit(span * std::fabs(rounding.z) * onset.x)))
+            return "rounding ((|x| + |y|) * |z| and that times onset.x must be at most max / 2^20 of the scalar "
+                   "type)";
+        T rounding_mult = T(1), height_sum = T(0), slope_sum = T(0);
+        for (int o = 0; o < octaves; ++o) {
+            const T stripe = two_pi * cell_scale * freq;  // |side| of this octave, in p units
+            if (!within_finite_limit(stripe * weight))
+                return "lacunarity (2 pi * lacunarity^(octaves - 1) / scale * max(1, |gully_weight|) must be at "
+                       "most max / 2^20 of the scalar type)";
+            height_sum += amp * weight;
+            slope_sum += amp * std::fabs(gully_weight) * stripe;
+            if (!(within_finite_limit(height_sum) && within_finite_limit(slope_sum)))
+                return "gain (the sums over the octaves of |strength * scale * gain^o| * max(1, |gully_weight|) "
+                       "and of 2 pi |strength * gully_weight| |gain * lacunarity|^o must be at most max / 2^20 of "
+                       "the scalar type)";
+            if (!(within_finite_limit(rounding_mult) && within_finite_limit(span * rounding_mult) &&
+                  within_finite_limit(span * rounding_mult * onset.y)))
+                return "rounding (|w|^(octaves - 1), that times |x| + |y|, and that times onset.y must be at most "
+                       "max / 2^20 of the scalar type)";
+            if (o + 1 < octaves) {
+                amp *= std::fabs(gain);
+                freq *= lacunarity;
+                rounding_mult *= std::fabs(rounding.w);
+            }
         }
+        return nullptr;
     }
 };
 
@@ -101,7 +201,9 @@ template <class T>
 struct erosion_result {
     T height_delta;               ///< eroded height minus input height
     glm::vec<2, T> slope_delta;   ///< eroded gradient minus input gradient (approximate by design)
-    T magnitude;                  ///< sum of the octave strengths: the largest possible |height_delta|
+    /// Sum of the octave strengths' magnitudes, |strength scale gain^o| over the octaves (>= 0):
+    /// |height_delta| <= magnitude * max(1, |gully_weight|), i.e. <= magnitude for |gully_weight| <= 1.
+    T magnitude;
     T ridge_map;                  ///< -1 on creases, +1 on ridges, 0 where no gully forms
     T fade_target;                ///< the stacked fade target after the last octave
 };
@@ -109,6 +211,8 @@ struct erosion_result {
 /// The analytic erosion filter at p.
 ///   height_and_slope  (h, dh/dx, dh/dy) of the input terrain at p
 ///   fade_target       about -1 in valleys, +1 on peaks (see fade_target_from_altitude); clamped
+/// Finite output for finite input and valid parameters (see erosion_params); far from the origin
+/// (|p| times the top octave's frequency beyond 2^62) the result is finite but meaningless.
 /// Precondition (asserted in debug builds): params.first_invalid() == nullptr.
 template <class Hash = pcg3d_hash, class T, class S>
 GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3, T> height_and_slope,
@@ -128,7 +232,9 @@ GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3,
     T s = T(params.strength * params.scale);
     T fade = detail::clamp(fade_target, T(-1), T(1));
     T freq = T(S(1) / (params.scale * params.cell_scale));
-    const T slope_len = detail::max(detail::length(slope), detail::constant<T>(detail::safe_normalize_min_length));
+    // |slope| without overflow (a plain x^2 + y^2 overflows from about 1.8e19 in float).
+    const T slope_len = detail::max(detail::overflow_free_length(slope),
+                                    detail::constant<T>(detail::safe_normalize_min_length));
 
     // Initial mask: no gullies where the input is flat; rounded peaks and valleys of the input.
     const T input_rounding = mix(crease_rounding, ridge_rounding, saturate(fade + T(0.5))) *
@@ -137,17 +243,26 @@ GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3,
     T ridge_mask = ease_out(slope_len * T(params.onset.z));
     T ridge_fade = fade;
 
-    // Gully steering slope: the real slope direction with an assumed magnitude.
-    V2 g = mix(slope, slope / slope_len * T(params.assumed_slope.x), T(params.assumed_slope.y));
+    // Gully steering slope: the real slope direction with an assumed magnitude,
+    // mix(slope, slope / |slope| * value, amount) written as slope (1 - amount) + direction value
+    // amount: the mix itself cancels catastrophically in float on steep slopes (slope - slope), while
+    // this form is exact for amount = 1 and keeps the direction for any slope.
+    const T steer_limit =
+        detail::constant<T>(double(std::numeric_limits<detail::scalar_t<T>>::max()) / detail::steering_slope_divisor);
+    const V2 steer(detail::clamp(slope.x, -steer_limit, steer_limit), detail::clamp(slope.y, -steer_limit, steer_limit));
+    const T amount = T(params.assumed_slope.y);
+    V2 g = steer * (T(1) - amount) + slope / slope_len * T(params.assumed_slope.x * params.assumed_slope.y);
 
-    V3 result = height_and_slope;
+    // The deltas are accumulated from zero rather than from the input and subtracted at the end:
+    // that would lose them in float under a large height or slope.
+    V3 delta(T(0), T(0), T(0));
     T magnitude = T(0);
     T rounding_mult = T(1);
     for (int octave = 0; octave < params.octaves; ++octave) {
         // Normalized gullies: Phacelle's normalization keeps the stripes' depth where cells disagree.
         const phacelle_result<T> ph =
-            phacelle<Hash>(p * freq, detail::safe_normalize(g), T(params.cell_scale), T(0.25),
-                           T(params.normalization), seed);
+            phacelle<Hash>(detail::octave_point(p, freq), detail::overflow_free_normalize(g),
+                           T(params.cell_scale), T(0.25), T(params.normalization), seed);
         const T c = ph.phase.x, sn = ph.phase.y;
         const V2 side = ph.side * (-freq);  // back to p units; negative so slopes point downhill
 
@@ -157,8 +272,8 @@ GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3,
         // Stacked fades: fade from the previous profile (fade, flat) towards this octave's gully.
         const V3 gully(c, sn * side.x, sn * side.y);
         const V3 faded = mix(V3(fade, T(0), T(0)), gully * T(params.gully_weight), mask);
-        result += faded * s;
-        magnitude += s;
+        delta += faded * s;
+        magnitude += detail::abs(s);
         fade = faded.x;
 
         const T octave_rounding = mix(crease_rounding, ridge_rounding, saturate(c + T(0.5))) * rounding_mult;
@@ -173,8 +288,8 @@ GORGE_FORCEINLINE erosion_result<T> erosion_filter(glm::vec<2, T> p, glm::vec<3,
     }
 
     erosion_result<T> out;
-    out.height_delta = result.x - height_and_slope.x;
-    out.slope_delta = V2(result.y - height_and_slope.y, result.z - height_and_slope.z);
+    out.height_delta = delta.x;
+    out.slope_delta = V2(delta.y, delta.z);
     out.magnitude = magnitude;
     out.ridge_map = ridge_fade * (T(1) - ridge_mask);
     out.fade_target = fade;

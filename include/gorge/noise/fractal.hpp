@@ -6,7 +6,8 @@
 // The basis noise is a policy (gradient_basis, value_basis, simplex_basis, or your own with the
 // same members, see gorge/noise/gradient_noise.hpp); its default is quintic gradient noise with pcg3d hashing.
 //
-// Octaves: octave o samples the basis at q = freq_o p with freq_0 = frequency and
+// Octaves: octave o samples the basis at q = freq_o p (each component clamped to +-2^62, so that any
+// finite p gives a finite result) with freq_0 = frequency and
 // freq_{o+1} = lacunarity freq_o, weighted by amp_0 = 1, amp_{o+1} = gain amp_o. Seeds: octave o
 // uses derive_seed(seed, o), so octaves are independent (with one seed for all octaves, every
 // integer point of octave 0 is a lattice point of all octaves when the lacunarity is an integer,
@@ -20,28 +21,24 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+#include <limits>
 
 #include "../detail/math.hpp"
+#include "../detail/validate.hpp"
 #include "gradient_noise.hpp"
 
 namespace gorge {
 
 namespace detail {
-/// The checks shared by every fractal parameter struct (the same rules as fbm_params).
-template <class T>
-const char* fractal_first_invalid(T frequency, int octaves, T lacunarity, T gain) {
-    if (!(std::isfinite(frequency) && frequency > T(0))) return "frequency (must be finite and > 0)";
-    if (octaves < 0 || octaves > 32) return "octaves (must be in 0..32)";
-    if (!(std::isfinite(lacunarity) && lacunarity > T(0))) return "lacunarity (must be finite and > 0)";
-    if (!std::isfinite(gain)) return "gain (must be finite)";
-    return nullptr;
-}
-[[noreturn]] inline void throw_invalid(const char* who, const char* bad) {
-    throw std::invalid_argument(std::string(who) + ": invalid " + bad);
+/// The rule of one extra member of a fractal parameter struct (ridged's offset and feedback,
+/// damped_fbm's damping): finite, at least `lowest`, and with `weight(value)` (the magnitude the
+/// kernel derives from it) at most finite_limit<S>().
+template <class S, class Weight>
+bool fractal_member_ok(S value, S lowest, Weight weight) {
+    return std::isfinite(value) && value >= lowest && within_finite_limit(weight(value));
 }
 }  // namespace detail
 
@@ -70,7 +67,7 @@ GORGE_FORCEINLINE glm::vec<3, T> fractal_sum(glm::vec<2, T> p, const fbm_params<
     T freq = T(params.frequency);
     T amp = T(1);
     for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(p * freq, derive_seed(seed, std::uint32_t(o)));
+        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
         n += amp * glm::vec<3, T>(v.x, freq * v.y, freq * v.z);
         freq *= T(params.lacunarity);
         amp *= T(params.gain);
@@ -92,7 +89,7 @@ GORGE_FORCEINLINE glm::vec<3, T> billow(glm::vec<2, T> p, const fbm_params<S>& p
     T freq = T(params.frequency);
     T amp = T(1);
     for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(p * freq, derive_seed(seed, std::uint32_t(o)));
+        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
         const T s = detail::sign(v.x);
         n += amp * glm::vec<3, T>(detail::abs(v.x), s * freq * v.y, s * freq * v.z);
         freq *= T(params.lacunarity);
@@ -103,30 +100,56 @@ GORGE_FORCEINLINE glm::vec<3, T> billow(glm::vec<2, T> p, const fbm_params<S>& p
 
 // ---- ridged multifractal -----------------------------------------------------------------------
 
-/// Parameters of ridged(): the fBm octave parameters plus Musgrave's offset and feedback.
+/// Parameters of ridged(): the fBm octave parameters plus Musgrave's offset and feedback. The
+/// octave parameters follow fbm_params' rules, derived limits included (see fbm_params).
 template <class T>
 struct ridged_params {
     T frequency = T(1);   ///< frequency of the first octave, finite > 0 (default 1)
     int octaves = 6;      ///< number of octaves, 0..32 (default 6); 0 gives the zero field
     T lacunarity = T(2);  ///< frequency factor per octave, finite > 0 (default 2)
     T gain = T(0.5);      ///< amplitude factor per octave, finite (default 0.5)
-    /// Ridge height before squaring: each octave is (offset - |n|)^2; finite (default 1). With
-    /// offset >= the basis bound the ridges are the highest points.
+    /// Ridge height before squaring: each octave is (offset - |n|)^2; finite with (|offset| + 1)^2
+    /// at most max / 2^20 of T (default 1). With offset >= the basis bound the ridges are the
+    /// highest points.
     T offset = T(1);
     /// How strongly an octave's signal gates the next octave's detail: weight = sat(signal *
-    /// feedback); finite >= 0 (default 2; 0 keeps only the first octave).
+    /// feedback); finite, >= 0 and at most max / 2^20 of T (default 2; 0 keeps only the first octave).
     T feedback = T(2);
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
-        if (const char* bad = detail::fractal_first_invalid(frequency, octaves, lacunarity, gain)) return bad;
-        if (!std::isfinite(offset)) return "offset (must be finite)";
-        if (!(std::isfinite(feedback) && feedback >= T(0))) return "feedback (must be finite and >= 0)";
-        return nullptr;
+    /// The first bad member and its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
+        if (const invalid_parameter bad = detail::fractal_first_invalid(frequency, octaves, lacunarity, gain))
+            return bad;
+        const auto ridge_squared = [](T o) { return (std::fabs(o) + T(1)) * (std::fabs(o) + T(1)); };
+        if (!detail::fractal_member_ok(offset, std::numeric_limits<T>::lowest(), ridge_squared))
+            return "offset (must be finite with (|offset| + 1)^2 at most max / 2^20 of the scalar type)";
+        if (!detail::fractal_member_ok(feedback, T(0), [](T f) { return f; }))
+            return "feedback (must be finite, >= 0 and at most max / 2^20 of the scalar type)";
+        return gradient_invalid();
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) detail::throw_invalid("gorge::ridged_params", bad);
+    void validate() const { detail::validate(*this, "gorge::ridged_params"); }
+
+private:
+    /// Worst case of the gradient that ridged() carries through the weights, octave by octave with
+    /// R = |offset| + 1 and w <= 1: |signal_grad_o| <= 2 R freq_o + R^2 feedback |signal_grad_{o-1}|,
+    /// and the sums of |amp_o signal_grad_o| and of |amp_o| R^2 must stay at most max / 2^20.
+    invalid_parameter gradient_invalid() const {
+        const T ridge = std::fabs(offset) + T(1);
+        T freq = frequency, amp = T(1), signal_grad = T(0), sum = T(0), value_sum = T(0);
+        for (int o = 0; o < octaves; ++o) {
+            signal_grad = T(2) * ridge * freq + ridge * ridge * feedback * signal_grad;
+            sum += std::fabs(amp) * signal_grad;
+            value_sum += std::fabs(amp) * ridge * ridge;
+            if (!(detail::within_finite_limit(signal_grad) && detail::within_finite_limit(sum) &&
+                  detail::within_finite_limit(value_sum)))
+                return "feedback (the value bound sum_o |gain^o| (|offset| + 1)^2 and the gradient bound sum_o "
+                       "|gain^o| G_o, G_o = 2 (|offset| + 1) frequency_o + (|offset| + 1)^2 feedback G_(o-1), must "
+                       "be at most max / 2^20 of the scalar type)";
+            freq *= lacunarity;
+            amp *= gain;
+        }
+        return nullptr;
     }
 };
 
@@ -150,7 +173,7 @@ GORGE_FORCEINLINE glm::vec<3, T> ridged(glm::vec<2, T> p, const ridged_params<S>
     T amp = T(1);
     const T offset = T(params.offset), feedback = T(params.feedback);
     for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(p * freq, derive_seed(seed, std::uint32_t(o)));
+        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
         const T ridge = offset - detail::abs(v.x);
         const V2 ridge_grad = V2(v.y, v.z) * (-detail::sign(v.x) * freq);
         const T signal = ridge * ridge * weight;
@@ -169,26 +192,46 @@ GORGE_FORCEINLINE glm::vec<3, T> ridged(glm::vec<2, T> p, const ridged_params<S>
 
 // ---- derivative-damped fBm ---------------------------------------------------------------------
 
-/// Parameters of damped_fbm(): the fBm octave parameters plus the damping strength.
+/// Parameters of damped_fbm(): the fBm octave parameters plus the damping strength. The octave
+/// parameters follow fbm_params' rules, derived limits included (see fbm_params).
 template <class T>
 struct damped_fbm_params {
     T frequency = T(1);   ///< frequency of the first octave, finite > 0 (default 1)
     int octaves = 6;      ///< number of octaves, 0..32 (default 6); 0 gives the zero field
     T lacunarity = T(2);  ///< frequency factor per octave, finite > 0 (default 2)
     T gain = T(0.5);      ///< amplitude factor per octave, finite (default 0.5)
-    /// Strength c of the slope damping 1 / (1 + c |D|^2); finite >= 0 (default 1, Quilez's
-    /// formula; 0 gives fractal_sum).
+    /// Strength c of the slope damping 1 / (1 + c |D|^2); finite, >= 0 and at most max / 2^20 of T
+    /// (default 1, Quilez's formula; 0 gives fractal_sum).
     T damping = T(1);
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
-        if (const char* bad = detail::fractal_first_invalid(frequency, octaves, lacunarity, gain)) return bad;
-        if (!(std::isfinite(damping) && damping >= T(0))) return "damping (must be finite and >= 0)";
-        return nullptr;
+    /// The first bad member and its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
+        if (const invalid_parameter bad = detail::fractal_first_invalid(frequency, octaves, lacunarity, gain))
+            return bad;
+        if (!detail::fractal_member_ok(damping, T(0), [](T c) { return c; }))
+            return "damping (must be finite, >= 0 and at most max / 2^20 of the scalar type)";
+        return gradient_invalid();
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) detail::throw_invalid("gorge::damped_fbm_params", bad);
+    void validate() const { detail::validate(*this, "gorge::damped_fbm_params"); }
+
+private:
+    /// Worst case of damped_fbm()'s gradient: octave o adds at most |amp_o| (freq_o + 2 J_o (o + 1)
+    /// max(1, damping)) basis-gradient units, J_o = sum_{k <= o} freq_k (the damping's own
+    /// derivative), and the sum must stay at most max / 2^20.
+    invalid_parameter gradient_invalid() const {
+        const T c = std::max(T(1), damping);
+        T freq = frequency, amp = T(1), jacobian = T(0), sum = T(0);
+        for (int o = 0; o < octaves; ++o) {
+            jacobian += freq;
+            sum += std::fabs(amp) * (freq + T(2) * jacobian * T(o + 1) * c);
+            if (!detail::within_finite_limit(sum))
+                return "damping (the gradient bound sum_o |gain^o| (frequency_o + 2 (o + 1) max(1, damping) "
+                       "sum_(k <= o) frequency_k) must be at most max / 2^20 of the scalar type)";
+            freq *= lacunarity;
+            amp *= gain;
+        }
+        return nullptr;
     }
 };
 
@@ -216,7 +259,7 @@ GORGE_FORCEINLINE glm::vec<3, T> damped_fbm(glm::vec<2, T> p, const damped_fbm_p
     T amp = T(1);
     const T c = T(params.damping);
     for (int o = 0; o < params.octaves; ++o) {
-        const noise_d2<T> n = Basis::template eval_d2<T>(p * freq, derive_seed(seed, std::uint32_t(o)));
+        const noise_d2<T> n = Basis::template eval_d2<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
         d += n.gradient;
         jxx += freq * n.dxx;
         jxy += freq * n.dxy;

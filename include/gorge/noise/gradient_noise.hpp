@@ -23,14 +23,78 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <cmath>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
+#include <limits>
 
 #include "../detail/math.hpp"
+#include "../detail/validate.hpp"
 #include "hash.hpp"
 
 namespace gorge {
+
+// ---- finite output: the limits every kernel and parameter check share ----------------------------
+
+namespace detail {
+/// Parameter checks keep every magnitude a kernel derives from its parameters alone (octave
+/// frequencies, amplitude sums, gradient sums) at most max() / finite_headroom of the scalar type
+/// (2^20: about 3.2e32 for float, 1.7e302 for double). The headroom absorbs the bounded factors
+/// the kernels multiply those by (basis values and gradients, 2 pi, 32 octaves, Hessians), so
+/// finite input then gives finite output.
+constexpr double finite_headroom = 1048576.0;  // 2^20
+
+/// The largest derived magnitude a parameter check accepts: max() / finite_headroom of S.
+template <class S>
+constexpr S finite_limit() {
+    return std::numeric_limits<S>::max() / S(finite_headroom);
+}
+
+/// True when x is finite and |x| <= finite_limit<S>() (also false for NaN).
+template <class S>
+bool within_finite_limit(S x) {
+    return std::fabs(x) <= finite_limit<S>();
+}
+
+/// Octave sample points are clamped to +-lattice_coordinate_limit (2^62). Beyond 2^31 the lattice
+/// index saturates anyway (see value_ops::to_int), so the clamp changes no result that means
+/// anything; it keeps p * frequency finite when it would overflow, so that floor(q) and q - floor(q)
+/// stay finite instead of turning into inf - inf = NaN.
+constexpr double lattice_coordinate_limit = 4611686018427387904.0;  // 2^62
+
+/// p * freq with each component clamped to +-lattice_coordinate_limit.
+template <class T>
+GORGE_FORCEINLINE vec2<T> octave_point(vec2<T> p, T freq) {
+    const T lim = detail::constant<T>(lattice_coordinate_limit);
+    return {detail::clamp(p.x * freq, -lim, lim), detail::clamp(p.y * freq, -lim, lim)};
+}
+
+/// The checks shared by every fractal parameter struct (fbm_params, ridged_params,
+/// damped_fbm_params): the member rules, then the derived limits. With freq_o = frequency
+/// lacunarity^o and amp_o = gain^o for o < octaves, both freq_o and the sums of |amp_o| and of
+/// |amp_o| freq_o (the value and gradient ranges, up to the basis bounds) must be at most
+/// finite_limit<S>().
+template <class S>
+invalid_parameter fractal_first_invalid(S frequency, int octaves, S lacunarity, S gain) {
+    if (!(std::isfinite(frequency) && frequency > S(0))) return "frequency (must be finite and > 0)";
+    if (octaves < 0 || octaves > 32) return "octaves (must be in 0..32)";
+    if (!(std::isfinite(lacunarity) && lacunarity > S(0))) return "lacunarity (must be finite and > 0)";
+    if (!std::isfinite(gain)) return "gain (must be finite)";
+    if (octaves > 0 && !within_finite_limit(frequency))
+        return "frequency (must be at most max / 2^20 of the scalar type)";
+    S freq = frequency, amp = S(1), value_sum = S(0), gradient_sum = S(0);
+    for (int o = 0; o < octaves; ++o) {
+        if (!within_finite_limit(freq))
+            return "lacunarity (frequency * lacunarity^(octaves - 1) must be at most max / 2^20 of the scalar type)";
+        value_sum += std::fabs(amp);
+        gradient_sum += std::fabs(amp) * freq;
+        if (!(within_finite_limit(value_sum) && within_finite_limit(gradient_sum)))
+            return "gain (the sums of |gain|^o and of |gain|^o * frequency * lacunarity^o over the octaves "
+                   "must be at most max / 2^20 of the scalar type)";
+        if (o + 1 < octaves) freq *= lacunarity, amp *= gain;
+    }
+    return nullptr;
+}
+}  // namespace detail
 
 /// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy). Lattice
 /// gradients are Hash::lattice2 vectors (components in [-1, 1), not normalised), so the value lies
@@ -68,32 +132,34 @@ GORGE_FORCEINLINE glm::vec<3, T> gradient_noise(glm::vec<2, T> q, std::uint32_t 
 }
 
 /// Parameters of a fractal (fBm) sum. Defaults are the published erosion demo's height function.
+/// Besides the member rules, validate() enforces the derived limits of
+/// detail::fractal_first_invalid: frequency * lacunarity^(octaves - 1), the sum of |gain|^o and
+/// the sum of |gain|^o * frequency * lacunarity^o must each be at most max / 2^20 of T (about
+/// 3.2e32 for float), which keeps every output finite.
 template <class T>
 struct fbm_params {
-    T frequency = T(3);   ///< frequency of the first octave, > 0 (default 3)
+    T frequency = T(3);   ///< frequency of the first octave in cycles per p unit, finite > 0 (default 3)
     int octaves = 3;      ///< number of octaves, 0..32 (default 3); 0 gives the zero field
-    T lacunarity = T(2);  ///< frequency factor per octave, finite and > 0 (default 2)
-    T gain = T(0.1);      ///< amplitude factor per octave, finite (default 0.1; 0.5 is classic fBm)
+    /// Frequency factor per octave, finite > 0, with frequency * lacunarity^(octaves - 1) at most
+    /// max / 2^20 (default 2).
+    T lacunarity = T(2);
+    /// Amplitude factor per octave, finite, with the amplitude sums above at most max / 2^20
+    /// (default 0.1; 0.5 is classic fBm).
+    T gain = T(0.1);
 
+    /// The first bad member and its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
+        return detail::fractal_first_invalid(frequency, octaves, lacunarity, gain);
+    }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) {
-            throw std::invalid_argument(std::string("gorge::fbm_params: invalid ") + bad);
-        }
-    }
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
-        if (!(std::isfinite(frequency) && frequency > T(0))) return "frequency (must be finite and > 0)";
-        if (octaves < 0 || octaves > 32) return "octaves (must be in 0..32)";
-        if (!(std::isfinite(lacunarity) && lacunarity > T(0))) return "lacunarity (must be finite and > 0)";
-        if (!std::isfinite(gain)) return "gain (must be finite)";
-        return nullptr;
-    }
+    void validate() const { detail::validate(*this, "gorge::fbm_params"); }
 };
 
 /// Fractal sum of gradient noise with its exact gradient with respect to p:
 ///     n = sum_o amp_o * (value, freq_o * gradient) at q = p * freq_o,
 /// freq_0 = params.frequency, freq_{o+1} = freq_o * lacunarity, amp_0 = 1, amp_{o+1} = amp_o * gain.
+/// Octave sample points are clamped to +-2^62 (detail::octave_point), so any finite p gives a
+/// finite result (meaningless where |p| freq_o is beyond float's or int32's precision).
 /// Precondition (asserted in debug builds): params.validate() passes.
 template <class Hash = pcg3d_hash, class T, class S>
 GORGE_FORCEINLINE glm::vec<3, T> fbm(glm::vec<2, T> p, const fbm_params<S>& params,
@@ -103,7 +169,7 @@ GORGE_FORCEINLINE glm::vec<3, T> fbm(glm::vec<2, T> p, const fbm_params<S>& para
     T freq = T(params.frequency);
     T amp = T(1);
     for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = gradient_noise<Hash>(p * freq, seed);
+        const glm::vec<3, T> v = gradient_noise<Hash>(detail::octave_point(p, freq), seed);
         n += amp * glm::vec<3, T>(v.x, freq * v.y, freq * v.z);
         freq *= T(params.lacunarity);
         amp *= T(params.gain);

@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "../detail/math.hpp"
+#include "../detail/validate.hpp"
 #include "field.hpp"
 #include "fractal.hpp"
 #include "gradient_noise.hpp"
@@ -138,8 +139,8 @@ struct falloff_params {
     /// it. For e in [0, 1], the result is <= 1 - amount where d = 1 and >= amount at the centre.
     S amount = S(0.75);
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
+    /// The first bad member and its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
         if (!(std::isfinite(centre.x) && std::isfinite(centre.y))) return "centre (must be finite)";
         if (!(std::isfinite(radius) && radius > S(0))) return "radius (must be finite and > 0)";
         if (shape != falloff_shape::radial && shape != falloff_shape::square_bump) return "shape (unknown value)";
@@ -147,9 +148,7 @@ struct falloff_params {
         return nullptr;
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) detail::throw_invalid("gorge::falloff_params", bad);
-    }
+    void validate() const { detail::validate(*this, "gorge::falloff_params"); }
 };
 
 /// mix(e, 1 - d(n), amount) with n = (p - centre) / radius and e = f(p); gradient
@@ -212,27 +211,21 @@ struct island_params {
     /// the guarantee below refers to.
     S sea_level = S(0.3);
 
-    /// Name and rule of the first bad parameter (nested ones as e.g. "terrain.octaves ..."), or
-    /// an empty string when all are valid.
-    std::string first_invalid() const {
-        const auto nested = [](const char* name, const char* bad) {
-            return bad ? std::string(name) + "." + bad : std::string();
-        };
-        std::string bad = nested("terrain", terrain.first_invalid());
-        if (bad.empty()) bad = nested("warp_noise", warp_noise.first_invalid());
-        if (bad.empty()) bad = nested("warp", warp.first_invalid());
-        if (bad.empty() && !(std::isfinite(contrast) && contrast > S(0))) bad = "contrast (must be finite and > 0)";
-        if (bad.empty() && !(std::isfinite(exponent) && exponent > S(0))) bad = "exponent (must be finite and > 0)";
-        if (bad.empty()) bad = nested("falloff", falloff.first_invalid());
-        if (bad.empty()) bad = nested("moisture", moisture.first_invalid());
-        if (bad.empty() && !(sea_level >= S(0) && sea_level <= S(1))) bad = "sea_level (must be in [0, 1])";
-        return bad;
+    /// The first bad member and its rule (a nested one with its enclosing member, e.g.
+    /// "terrain.octaves (must be in 0..32)"), or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
+        if (const invalid_parameter bad = detail::nested_invalid("terrain", terrain.first_invalid())) return bad;
+        if (const invalid_parameter bad = detail::nested_invalid("warp_noise", warp_noise.first_invalid())) return bad;
+        if (const invalid_parameter bad = detail::nested_invalid("warp", warp.first_invalid())) return bad;
+        if (!(std::isfinite(contrast) && contrast > S(0))) return "contrast (must be finite and > 0)";
+        if (!(std::isfinite(exponent) && exponent > S(0))) return "exponent (must be finite and > 0)";
+        if (const invalid_parameter bad = detail::nested_invalid("falloff", falloff.first_invalid())) return bad;
+        if (const invalid_parameter bad = detail::nested_invalid("moisture", moisture.first_invalid())) return bad;
+        if (!(sea_level >= S(0) && sea_level <= S(1))) return "sea_level (must be in [0, 1])";
+        return nullptr;
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        const std::string bad = first_invalid();
-        if (!bad.empty()) detail::throw_invalid("gorge::island_params", bad.c_str());
-    }
+    void validate() const { detail::validate(*this, "gorge::island_params"); }
     /// True when the falloff alone guarantees an island: e <= 1 - amount < sea_level wherever
     /// d = 1 (outside the radius) and e >= amount > sea_level at the centre. The defaults do.
     bool guarantees_island() const { return S(1) - falloff.amount < sea_level && sea_level < falloff.amount; }

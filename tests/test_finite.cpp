@@ -1,0 +1,466 @@
+// Finite output for finite input: every parameter set that validate() accepts gives finite
+// results for every finite input, in float, double and SIMD batches, or validate() rejects it
+// naming the member. Also: float agrees with double at steep slopes.
+//
+// The fuzz test draws parameters over the validated ranges (extreme values included; sets that
+// validate() rejects are drawn again) and inputs log-uniformly over all finite magnitudes.
+// Release builds make 10 million filter calls (each SIMD lane counts as one call); builds
+// without NDEBUG (the sanitizer build) make 1/50 of them, which keeps ASan/UBSan under a minute.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/catch.hpp"
+#include "support/errors.hpp"
+
+#include <gorge/filter/demo_pipeline.hpp>
+#include <gorge/filter/erosion_filter.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/simd/simd.hpp>
+
+namespace {
+
+using gorge_test::expect_throw_naming;
+
+template <class T>
+bool finite_result(const gorge::erosion_result<T>& r) {
+    return std::isfinite(r.height_delta) && std::isfinite(r.slope_delta.x) && std::isfinite(r.slope_delta.y) &&
+           std::isfinite(r.magnitude) && std::isfinite(r.ridge_map) && std::isfinite(r.fade_target);
+}
+
+template <class T>
+bool finite3(const glm::vec<3, T>& v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+}  // namespace
+
+// ---- the repros ----------------------------------------------------------------------------
+
+TEST_CASE("validate rejects a detail <= 0 (pow(0, negative) gave NaN and inf)", "[finite][validation]") {
+    for (float d : {-0.5f, -1e-30f, 0.0f}) {
+        gorge::erosion_params<float> e;
+        e.detail = d;
+        INFO("detail = " << d);
+        expect_throw_naming([&] { e.validate(); }, "detail");
+    }
+    gorge::erosion_params<float> e;
+    e.detail = 1e-30f;  // tiny but positive stays valid and finite
+    REQUIRE(e.first_invalid() == nullptr);
+    CHECK(finite_result(gorge::erosion_filter(glm::vec2(.3f, .7f), glm::vec3(.5f, .8f, -.3f), .2f, e, 1)));
+}
+
+TEST_CASE("validate rejects a scale below the smallest normal number", "[finite][validation]") {
+    gorge::erosion_params<float> e;
+    e.scale = 1e-40f;
+    expect_throw_naming([&] { e.validate(); }, "scale");
+    e.scale = std::numeric_limits<float>::min();
+    CHECK(e.first_invalid() != nullptr);  // accepted scale, but 1 / (scale * cell_scale) is too large
+    expect_throw_naming([&] { e.validate(); }, "cell_scale");
+}
+
+TEST_CASE("validate rejects 32 octaves whose gain, lacunarity or rounding.w overflow", "[finite][validation]") {
+    gorge::erosion_params<float> e;
+    e.octaves = 32;
+    REQUIRE(e.first_invalid() == nullptr);
+    gorge::erosion_params<float> g = e;
+    g.gain = 20;
+    expect_throw_naming([&] { g.validate(); }, "gain");
+    gorge::erosion_params<float> l = e;
+    l.lacunarity = 20;
+    expect_throw_naming([&] { l.validate(); }, "lacunarity");
+    gorge::erosion_params<float> r = e;
+    r.rounding.w = 1e3f;
+    expect_throw_naming([&] { r.validate(); }, "rounding");
+}
+
+TEST_CASE("validate rejects an assumed_slope amount outside [0, 1]", "[finite][validation]") {
+    gorge::erosion_params<float> e;
+    e.assumed_slope.y = 1e30f;
+    expect_throw_naming([&] { e.validate(); }, "assumed_slope");
+    e.assumed_slope.y = -0.01f;
+    expect_throw_naming([&] { e.validate(); }, "assumed_slope");
+    e.assumed_slope.y = 0.0f;
+    CHECK_NOTHROW(e.validate());
+}
+
+TEST_CASE("onset 0 with a slope whose square overflows stays finite", "[finite]") {
+    for (int component : {0, 2}) {
+        gorge::erosion_params<float> e;
+        e.onset[component] = 0;
+        REQUIRE(e.first_invalid() == nullptr);
+        INFO("onset component " << component);
+        CHECK(finite_result(gorge::erosion_filter(glm::vec2(.3f, .7f), glm::vec3(.5f, 2e19f, 0.f), .2f, e, 1)));
+        CHECK(finite_result(
+            gorge::erosion_filter(glm::vec2(.3f, .7f), glm::vec3(.5f, -3e38f, 3e38f), -.4f, e, 1)));
+    }
+}
+
+TEST_CASE("far coordinates give finite (meaningless) values", "[finite]") {
+    const gorge::erosion_params<float> defaults;
+    CHECK(finite_result(gorge::erosion_filter(glm::vec2(1e37f, 0.f), glm::vec3(.5f, .8f, -.3f), .2f, defaults, 1)));
+    gorge::erosion_params<float> many = defaults;
+    many.octaves = 32;
+    REQUIRE(many.first_invalid() == nullptr);
+    CHECK(finite_result(gorge::erosion_filter(glm::vec2(1e29f, 0.f), glm::vec3(.5f, .8f, -.3f), .2f, many, 1)));
+    const gorge::fbm_params<float> fp{3, 32, 2, .5f};
+    REQUIRE(fp.first_invalid() == nullptr);
+    CHECK(finite3(gorge::fbm(glm::vec2(1e30f, 0.f), fp)));
+    CHECK(finite3(gorge::fractal_sum(glm::vec2(-3e38f, 1e30f), fp)));
+    CHECK(finite3(gorge::billow(glm::vec2(1e30f, 0.f), fp)));
+    CHECK(finite3(gorge::ridged(glm::vec2(1e30f, 0.f), gorge::ridged_params<float>{3, 32, 2, .5f, 1, 2})));
+    CHECK(finite3(gorge::damped_fbm(glm::vec2(1e30f, 0.f), gorge::damped_fbm_params<float>{3, 32, 2, .5f, 1})));
+    CHECK(gorge::demo_pipeline(glm::vec2(3e38f, -3e38f)).height == gorge::demo_pipeline(glm::vec2(3e38f, -3e38f)).height);
+    CHECK(std::isfinite(gorge::demo_pipeline(glm::vec2(3e38f, -3e38f)).height));
+}
+
+TEST_CASE("fractal parameters whose octaves overflow are rejected by name", "[finite][validation]") {
+    gorge::fbm_params<float> f{3, 32, 20, .5f};
+    expect_throw_naming([&] { f.validate(); }, "lacunarity");
+    f = {3, 32, 2, 20};
+    expect_throw_naming([&] { f.validate(); }, "gain");
+    f = {1e38f, 1, 2, .5f};
+    expect_throw_naming([&] { f.validate(); }, "frequency");
+    gorge::ridged_params<float> r;
+    r.offset = 1e30f;
+    expect_throw_naming([&] { r.validate(); }, "offset");
+    r = {};
+    r.lacunarity = 1e3f;
+    r.octaves = 32;
+    expect_throw_naming([&] { r.validate(); }, "lacunarity");
+    gorge::damped_fbm_params<float> d;
+    d.damping = 1e37f;
+    expect_throw_naming([&] { d.validate(); }, "damping");
+}
+
+TEST_CASE("magnitude is the sum of |octave strength| and bounds |height_delta|", "[finite]") {
+    for (double strength : {0.22, -0.22}) {
+        for (double gain : {0.5, -0.5}) {
+            gorge::erosion_params<double> e;
+            e.strength = strength;
+            e.gain = gain;
+            const auto r = gorge::erosion_filter(glm::dvec2(.3, .7), glm::dvec3(.5, .8, -.3), .2, e, 1);
+            // |0.22 * 0.15| * (1 + 0.5 + 0.25 + 0.125 + 0.0625)
+            INFO("strength " << strength << ", gain " << gain);
+            CHECK(r.magnitude == Approx(0.033 * 1.9375).epsilon(1e-12));
+            CHECK(std::fabs(r.height_delta) <= r.magnitude);
+        }
+    }
+}
+
+// ---- float at steep slopes ----------------------------------------------------------------------------
+
+namespace {
+// Required agreement of float with double (the bounds).
+constexpr double steep_height_tolerance = 2e-5;
+constexpr double steep_ridge_tolerance = 5e-3;
+
+struct steep_case {
+    glm::dvec2 p;
+    glm::dvec3 h;
+    double fade;
+};
+
+std::vector<steep_case> steep_cases() {
+    std::vector<steep_case> out;
+    std::mt19937 rng(20250117u);
+    std::uniform_real_distribution<double> pos(-3.0, 3.0), angle(0.0, 6.283185307179586), unit(-1.0, 1.0);
+    for (int e = -6; e <= 12; ++e)
+        for (int k = 0; k < 64; ++k) {
+            const double len = std::pow(10.0, e + (k % 8) / 8.0);
+            const double a = angle(rng);
+            // Float inputs, so that float and double see the same values.
+            const glm::dvec3 h(0.5, double(float(len * std::cos(a))), double(float(len * std::sin(a))));
+            out.push_back({glm::dvec2(double(float(pos(rng))), double(float(pos(rng)))), h, double(float(unit(rng)))});
+        }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("float agrees with double at slopes from 1e-6 to 1e12", "[finite][steep]") {
+    const gorge::erosion_params<float> pf;
+    const gorge::erosion_params<double> pd;
+    double worst_h = 0, worst_r = 0;
+    std::size_t n = 0;
+    for (const steep_case& c : steep_cases()) {
+        const auto d = gorge::erosion_filter(c.p, c.h, c.fade, pd, 5u);
+        const auto f = gorge::erosion_filter(glm::vec2(c.p), glm::vec3(c.h), float(c.fade), pf, 5u);
+        worst_h = std::max(worst_h, std::fabs(double(f.height_delta) - d.height_delta));
+        worst_r = std::max(worst_r, std::fabs(double(f.ridge_map) - d.ridge_map));
+        ++n;
+    }
+    INFO(n << " points; worst height_delta error " << worst_h << ", ridge_map " << worst_r);
+    CHECK(worst_h <= steep_height_tolerance);
+    CHECK(worst_r <= steep_ridge_tolerance);
+    // The figures: at |slope| 5e6, 2e7 and 1e9 on the default parameters.
+    for (double len : {5e6, 2e7, 1e9, 1e12}) {
+        const auto d = gorge::erosion_filter(glm::dvec2(0.3, 0.7), glm::dvec3(0.5, len * 0.6, len * 0.8), 0.2, pd, 1u);
+        const auto f = gorge::erosion_filter(glm::vec2(0.3f, 0.7f), glm::vec3(0.5f, float(len * 0.6), float(len * 0.8)),
+                                             0.2f, pf, 1u);
+        INFO("|slope| " << len << ": double " << d.height_delta << " / " << d.ridge_map << ", float "
+                        << f.height_delta << " / " << f.ridge_map);
+        CHECK(std::fabs(double(f.height_delta) - d.height_delta) <= steep_height_tolerance);
+        CHECK(std::fabs(double(f.ridge_map) - d.ridge_map) <= steep_ridge_tolerance);
+    }
+}
+
+#if GORGE_HAS_XSIMD
+TEST_CASE("float batches agree with double at slopes from 1e-6 to 1e12", "[finite][steep][simd]") {
+    using B = gorge::simd_float;
+    constexpr std::size_t L = B::size;
+    const gorge::erosion_params<float> pf;
+    const gorge::erosion_params<double> pd;
+    const std::vector<steep_case> cases = steep_cases();
+    double worst_h = 0, worst_r = 0;
+    for (std::size_t i = 0; i + L <= cases.size(); i += L) {
+        alignas(64) float px[L], py[L], h[L], hx[L], hy[L], fd[L], hd[L], rm[L];
+        for (std::size_t l = 0; l < L; ++l) {
+            const steep_case& c = cases[i + l];
+            px[l] = float(c.p.x), py[l] = float(c.p.y), h[l] = float(c.h.x), hx[l] = float(c.h.y), hy[l] = float(c.h.z);
+            fd[l] = float(c.fade);
+        }
+        const auto r = gorge::erosion_filter(glm::vec<2, B>(B::load_aligned(px), B::load_aligned(py)),
+                                             glm::vec<3, B>(B::load_aligned(h), B::load_aligned(hx), B::load_aligned(hy)),
+                                             B::load_aligned(fd), pf, 5u);
+        r.height_delta.store_aligned(hd);
+        r.ridge_map.store_aligned(rm);
+        for (std::size_t l = 0; l < L; ++l) {
+            const steep_case& c = cases[i + l];
+            const auto d = gorge::erosion_filter(c.p, c.h, c.fade, pd, 5u);
+            worst_h = std::max(worst_h, std::fabs(double(hd[l]) - d.height_delta));
+            worst_r = std::max(worst_r, std::fabs(double(rm[l]) - d.ridge_map));
+        }
+    }
+    INFO("worst height_delta error " << worst_h << ", ridge_map " << worst_r);
+    CHECK(worst_h <= steep_height_tolerance);
+    CHECK(worst_r <= steep_ridge_tolerance);
+}
+#endif
+
+// ---- fuzz ------------------------------------------------------------------------------------------
+
+namespace {
+
+#ifdef NDEBUG
+constexpr std::size_t fuzz_calls = 10000000;
+#else
+constexpr std::size_t fuzz_calls = 10000000 / 50;  // sanitizer / debug builds
+#endif
+constexpr std::uint32_t fuzz_seed = 0x5eed2025u;
+constexpr std::size_t points_per_param_set = 256;
+
+/// Random values over all finite magnitudes of S: log-uniform |x| between 10^lo and 10^hi
+/// (clamped to the finite range), with a random sign when signed, and now and then an exact 0 or
+/// one of the extremes.
+template <class S>
+struct wide {
+    std::mt19937_64& rng;
+    S draw(double lo, double hi, bool is_signed) {
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        const double pick = u(rng);
+        double x;
+        if (pick < 0.03)
+            x = 0.0;
+        else if (pick < 0.06)
+            x = double(std::numeric_limits<S>::max());
+        else if (pick < 0.08)
+            x = double(std::numeric_limits<S>::denorm_min());
+        else
+            x = std::pow(10.0, lo + (hi - lo) * u(rng));
+        x = std::min(x, double(std::numeric_limits<S>::max()));
+        if (is_signed && u(rng) < 0.5) x = -x;
+        return S(x);
+    }
+    S coordinate() { return draw(-45, 39, true); }
+};
+
+/// Erosion parameters over the validated ranges: each member either its default or a wide draw,
+/// redrawn until validate() accepts the set. Returns the number of rejected draws via `rejected`.
+template <class S>
+gorge::erosion_params<S> fuzz_params(std::mt19937_64& rng, std::size_t& rejected) {
+    wide<S> w{rng};
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (;;) {
+        gorge::erosion_params<S> e;
+        const auto maybe = [&](S& member, double lo, double hi, bool is_signed) {
+            if (u(rng) < 0.4) member = w.draw(lo, hi, is_signed);
+        };
+        maybe(e.scale, -38, 38, false);
+        maybe(e.strength, -30, 30, true);
+        maybe(e.gully_weight, -10, 10, true);
+        maybe(e.detail, -38, 38, false);
+        for (int i = 0; i < 4; ++i) maybe(e.rounding[i], -30, 30, true);
+        for (int i = 0; i < 4; ++i) maybe(e.onset[i], -30, 38, false);
+        maybe(e.assumed_slope.x, -30, 33, true);
+        if (u(rng) < 0.4) e.assumed_slope.y = S(u(rng) < 0.2 ? std::round(u(rng)) : u(rng));
+        // Mostly few octaves (the cost of a call grows with them), now and then up to 32.
+        const double octave_pick = u(rng);
+        if (octave_pick < 0.1) e.octaves = int(u(rng) * 33.0) % 33;
+        else if (octave_pick < 0.5) e.octaves = int(u(rng) * 9.0) % 9;
+        maybe(e.lacunarity, -3, 3, false);
+        maybe(e.gain, -3, 3, true);
+        maybe(e.cell_scale, -10, 10, false);
+        if (u(rng) < 0.4) e.normalization = S(u(rng) < 0.2 ? std::round(u(rng)) : u(rng));
+        if (e.first_invalid() == nullptr) return e;
+        ++rejected;
+    }
+}
+
+template <class S>
+std::string describe(const gorge::erosion_params<S>& e) {
+    std::ostringstream o;
+    o.precision(9);
+    o << " scale " << e.scale << " strength " << e.strength << " gully_weight " << e.gully_weight << " detail "
+      << e.detail << " rounding (" << e.rounding.x << ", " << e.rounding.y << ", " << e.rounding.z << ", "
+      << e.rounding.w << ") onset (" << e.onset.x << ", " << e.onset.y << ", " << e.onset.z << ", " << e.onset.w
+      << ") assumed_slope (" << e.assumed_slope.x << ", " << e.assumed_slope.y << ") octaves " << e.octaves
+      << " lacunarity " << e.lacunarity << " gain " << e.gain << " cell_scale " << e.cell_scale
+      << " normalization " << e.normalization;
+    return o.str();
+}
+
+struct fuzz_input {
+    double px, py, h, hx, hy, fade;
+};
+
+template <class S>
+fuzz_input fuzz_point(std::mt19937_64& rng) {
+    wide<S> w{rng};
+    return {double(w.coordinate()), double(w.coordinate()), double(w.coordinate()),
+            double(w.coordinate()), double(w.coordinate()), double(w.draw(-10, 39, true))};
+}
+
+/// Scalar fuzz in S; returns the number of non-finite results (and reports the first).
+template <class S>
+std::size_t fuzz_scalar(std::size_t calls, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::size_t bad = 0, rejected = 0, done = 0;
+    while (done < calls) {
+        const gorge::erosion_params<S> e = fuzz_params<S>(rng, rejected);
+        for (std::size_t k = 0; k < points_per_param_set && done < calls; ++k, ++done) {
+            const fuzz_input in = fuzz_point<S>(rng);
+            const auto r = gorge::erosion_filter(glm::vec<2, S>(S(in.px), S(in.py)),
+                                                 glm::vec<3, S>(S(in.h), S(in.hx), S(in.hy)), S(in.fade), e,
+                                                 std::uint32_t(done));
+            if (!finite_result(r)) {
+                if (bad == 0)
+                    UNSCOPED_INFO("first non-finite: p (" << in.px << ", " << in.py << ") h (" << in.h << ", " << in.hx
+                                  << ", " << in.hy << ") fade " << in.fade << describe(e));
+                ++bad;
+            }
+        }
+    }
+    UNSCOPED_INFO(calls << " calls, " << rejected << " parameter sets rejected by validate()");
+    return bad;
+}
+
+#if GORGE_HAS_XSIMD
+/// Batch fuzz: every lane counts as one call.
+template <class B>
+std::size_t fuzz_batch(std::size_t calls, std::uint64_t seed) {
+    using S = gorge::detail::scalar_t<B>;
+    constexpr std::size_t L = B::size;
+    std::mt19937_64 rng(seed);
+    std::size_t bad = 0, rejected = 0, done = 0;
+    while (done < calls) {
+        const gorge::erosion_params<S> e = fuzz_params<S>(rng, rejected);
+        for (std::size_t k = 0; k < points_per_param_set && done < calls; k += L, done += L) {
+            alignas(64) S px[L], py[L], h[L], hx[L], hy[L], fd[L];
+            for (std::size_t l = 0; l < L; ++l) {
+                const fuzz_input in = fuzz_point<S>(rng);
+                px[l] = S(in.px), py[l] = S(in.py), h[l] = S(in.h), hx[l] = S(in.hx), hy[l] = S(in.hy);
+                fd[l] = S(in.fade);
+            }
+            const auto r = gorge::erosion_filter(glm::vec<2, B>(B::load_aligned(px), B::load_aligned(py)),
+                                                 glm::vec<3, B>(B::load_aligned(h), B::load_aligned(hx),
+                                                                B::load_aligned(hy)),
+                                                 B::load_aligned(fd), e, std::uint32_t(done));
+            alignas(64) S out[6][L];
+            r.height_delta.store_aligned(out[0]);
+            r.slope_delta.x.store_aligned(out[1]);
+            r.slope_delta.y.store_aligned(out[2]);
+            r.magnitude.store_aligned(out[3]);
+            r.ridge_map.store_aligned(out[4]);
+            r.fade_target.store_aligned(out[5]);
+            for (std::size_t l = 0; l < L; ++l) {
+                bool ok = true;
+                for (int o = 0; o < 6; ++o) ok = ok && std::isfinite(out[o][l]);
+                if (!ok) {
+                    if (bad == 0)
+                        UNSCOPED_INFO("first non-finite lane: p (" << px[l] << ", " << py[l] << ") h (" << h[l]
+                                      << ", " << hx[l] << ", " << hy[l] << ") fade " << fd[l] << describe(e));
+                    ++bad;
+                }
+            }
+        }
+    }
+    UNSCOPED_INFO(calls << " lanes, " << rejected << " parameter sets rejected by validate()");
+    return bad;
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("fuzz: the filter is finite for valid parameters and finite input", "[finite][fuzz]") {
+#if GORGE_HAS_XSIMD
+    // Most calls go through the batches (cheapest per call); scalar float and double get 1/10 each.
+    const std::size_t scalar_float = fuzz_calls / 10, scalar_double = fuzz_calls / 10;
+    const std::size_t batch_float = fuzz_calls / 2;
+    const std::size_t batch_double = fuzz_calls - scalar_float - scalar_double - batch_float;
+    CHECK(fuzz_batch<gorge::simd_float>(batch_float, fuzz_seed + 2) == 0);
+    CHECK(fuzz_batch<gorge::simd_double>(batch_double, fuzz_seed + 3) == 0);
+#else
+    const std::size_t scalar_float = fuzz_calls / 2, scalar_double = fuzz_calls - scalar_float;
+#endif
+    CHECK(fuzz_scalar<float>(scalar_float, fuzz_seed) == 0);
+    CHECK(fuzz_scalar<double>(scalar_double, fuzz_seed + 1) == 0);
+}
+
+TEST_CASE("fuzz: fractals and the island recipe are finite for valid parameters", "[finite][fuzz]") {
+    std::mt19937_64 rng(fuzz_seed + 4);
+    wide<float> w{rng};
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::size_t bad = 0, sets = 0;
+    const std::size_t total_sets = fuzz_calls / 2000;
+    while (sets < total_sets) {
+        gorge::fbm_params<float> f;
+        f.frequency = w.draw(-10, 35, false);
+        f.octaves = int(u(rng) * 33.0) % 33;
+        f.lacunarity = w.draw(-3, 3, false);
+        f.gain = w.draw(-3, 3, true);
+        gorge::ridged_params<float> r{f.frequency, f.octaves, f.lacunarity, f.gain, w.draw(-5, 10, true),
+                                      w.draw(-5, 30, false)};
+        gorge::damped_fbm_params<float> d{f.frequency, f.octaves, f.lacunarity, f.gain, w.draw(-5, 30, false)};
+        if (f.first_invalid() != nullptr || r.first_invalid() != nullptr || d.first_invalid() != nullptr) continue;
+        ++sets;
+        for (int k = 0; k < 16; ++k) {
+            const glm::vec2 p(w.coordinate(), w.coordinate());
+            const auto seed = std::uint32_t(sets);
+            const int which = !finite3(gorge::fbm(p, f, seed))            ? 1
+                              : !finite3(gorge::fractal_sum(p, f, seed)) ? 2
+                              : !finite3(gorge::billow(p, f, seed))      ? 3
+                              : !finite3(gorge::ridged(p, r, seed))      ? 4
+                              : !finite3(gorge::damped_fbm(p, d, seed))  ? 5
+                                                                         : 0;
+            if (which != 0 && bad++ == 0)
+                UNSCOPED_INFO("first non-finite (1 fbm, 2 fractal_sum, 3 billow, 4 ridged, 5 damped): " << which
+                              << " at p (" << p.x << ", " << p.y << ") frequency " << f.frequency
+                              << " octaves " << f.octaves << " lacunarity " << f.lacunarity << " gain " << f.gain
+                              << " offset " << r.offset << " feedback " << r.feedback << " damping " << d.damping);
+        }
+    }
+    CHECK(bad == 0);
+    // The island recipe with its defaults, over all finite coordinates.
+    const auto island = gorge::island_height_field(gorge::island_params<float>{}, 9u);
+    std::size_t island_bad = 0;
+    for (int k = 0; k < 20000; ++k) island_bad += !finite3(island(glm::vec2(w.coordinate(), w.coordinate())));
+    CHECK(island_bad == 0);
+}
