@@ -14,7 +14,13 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <pthread.h>
+#endif
 
 #include <gorge/erosion/droplet.hpp>
 
@@ -952,6 +958,141 @@ TEST_CASE("droplet: progress reports and cancellation") {
         CHECK_THROWS_AS(gorge::erode_droplets(g, 40000, p, o), std::runtime_error);
         CHECK(all_finite(g));
     }
+}
+
+TEST_CASE("droplet: a cancel at the first report runs no droplet, whatever the count") {
+    // Repro: progress used to be reported first after count/1000 droplets (rounded up to 256),
+    // never at the start, so a callback returning false at once still ran 1,000,192 of 1e9.
+    constexpr std::uint64_t huge = 1000000000;
+    for (const droplet_schedule schedule : {droplet_schedule::serial, droplet_schedule::tiled}) {
+        INFO("tiled " << (schedule == droplet_schedule::tiled));
+        grid<float> g = hills<float>(256, 256);
+        const grid<float> source = g;
+        std::vector<double> seen;
+        droplet_options o;
+        o.schedule = schedule;
+        o.threads = 2;
+        o.progress = [&](double f) {
+            seen.push_back(f);
+            return false;
+        };
+        const gorge::droplet_stats s = gorge::erode_droplets(g, huge, {}, o);
+        CHECK(s.droplets == 0u);
+        CHECK(s.cancelled);
+        CHECK(seen == std::vector<double>{0.0});
+        CHECK(same_bits(g, source));
+    }
+    SECTION("no droplets: one report, 1") {
+        grid<float> g = hills<float>(16, 16);
+        std::vector<double> seen;
+        droplet_options o;
+        o.progress = [&](double f) {
+            seen.push_back(f);
+            return true;
+        };
+        CHECK(!gorge::erode_droplets(g, 0, {}, o).cancelled);
+        CHECK(seen == std::vector<double>{1.0});
+    }
+}
+
+TEST_CASE("droplet: a cancel after k reports stops within the documented bound") {
+    // Reports come at the start and then at least every droplet_report_interval_max droplets,
+    // whatever the count; after a false, no droplet starts (serial: the count is exactly what
+    // the last report said; tiled: each other thread finishes at most its block of 256).
+    constexpr std::uint64_t huge = 1000000000;
+    constexpr std::uint64_t interval = gorge::detail::droplet_report_interval_max;
+    constexpr int stop_at = 3;
+    droplet_params<float> p;
+    p.lifetime = 12;  // tiles of 46+ cells: 5 x 5 tiles on 256 x 256
+    struct run_case {
+        droplet_schedule schedule;
+        int side;
+        unsigned threads;
+        std::uint64_t slack;  // droplets allowed past a report that is due, and past the last report
+    };
+    // The tiled bound is (threads - 1) x 256 after the callback returns; what the other thread
+    // finishes between the caller reading the count and the callback's return (microseconds)
+    // comes on top, for which 16 blocks more are allowed (a preempted caller). With one tile
+    // per colour (32 x 32) the caller runs every droplet: exact.
+    const run_case cases[] = {{droplet_schedule::serial, 256, 1, 0},
+                              {droplet_schedule::tiled, 32, 2, 0},
+                              {droplet_schedule::tiled, 256, 2, 17 * gorge::detail::droplet_chunk}};
+    for (const run_case& c : cases) {
+        INFO("tiled " << (c.schedule == droplet_schedule::tiled) << ", side " << c.side);
+        grid<float> g = hills<float>(c.side, c.side);
+        std::vector<double> seen;
+        droplet_options o;
+        o.schedule = c.schedule;
+        o.threads = c.threads;
+        o.progress = [&](double f) {
+            seen.push_back(f);
+            return int(seen.size()) < stop_at;
+        };
+        const gorge::droplet_stats s = gorge::erode_droplets(g, huge, p, o);
+        REQUIRE(seen.size() == std::size_t(stop_at));
+        CHECK(seen.front() == 0.0);
+        CHECK(std::is_sorted(seen.begin(), seen.end()));
+        const auto reported = static_cast<std::uint64_t>(std::llround(seen.back() * double(huge)));
+        INFO("reported " << reported << ", ran " << s.droplets);
+        CHECK(s.cancelled);
+        CHECK(reported >= interval);
+        CHECK(reported <= std::uint64_t(stop_at - 1) * interval + c.slack);  // bounded, whatever the count
+        if (c.schedule == droplet_schedule::serial) CHECK(reported == std::uint64_t(stop_at - 1) * interval);
+        CHECK(s.droplets >= reported);
+        CHECK(s.droplets <= reported + c.slack);
+    }
+}
+
+TEST_CASE("droplet: thread rule shared with tiles; a thread that cannot start changes nothing") {
+    // One rule (gorge/detail/parallel.hpp): default 1, 0 = all hardware threads, at most 1024.
+    CHECK(droplet_options{}.threads == 1u);
+    droplet_options o;
+    o.threads = gorge::max_threads + 1;
+    CHECK(o.first_invalid() != nullptr);
+    o.threads = 0;
+    CHECK(o.first_invalid() == nullptr);
+    o.schedule = droplet_schedule::tiled;
+    o.rounds = 0;
+    CHECK(std::string(o.first_invalid().to_string()).find("rounds") != std::string::npos);
+
+#if defined(__GLIBC__)
+    // Every new std::thread fails (a default stack no address space holds): 4 threads asked
+    // for, the same map as with one.
+    droplet_params<float> p;
+    p.lifetime = 12;
+    grid<float> want = hills<float>(256, 256), got = want;
+    o = {};
+    o.schedule = droplet_schedule::tiled;
+    gorge::erode_droplets(want, 5000, p, o);
+    pthread_attr_t saved, huge;
+    REQUIRE(pthread_getattr_default_np(&saved) == 0);
+    REQUIRE(pthread_getattr_default_np(&huge) == 0);
+    REQUIRE(pthread_attr_setstacksize(&huge, std::size_t(1) << 60) == 0);
+    REQUIRE(pthread_setattr_default_np(&huge) == 0);
+    bool thread_failed = false;
+    std::string error;
+    try {
+        std::thread probe([] {});
+        probe.join();
+    } catch (const std::system_error&) {
+        thread_failed = true;
+    }
+    o.threads = 4;
+    try {
+        gorge::erode_droplets(got, 5000, p, o);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    pthread_setattr_default_np(&saved);
+    pthread_attr_destroy(&huge);
+    pthread_attr_destroy(&saved);
+    if (!thread_failed) {
+        WARN("threads still start with a huge default stack here; fallback not exercised");
+        return;
+    }
+    CHECK(error.empty());
+    CHECK(same_bits(got, want));
+#endif
 }
 
 TEST_CASE("droplet: extra memory stays below half of the heightmap") {

@@ -88,16 +88,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -105,6 +106,8 @@
 #include <glm/vec2.hpp>
 
 #include "../config.hpp"
+#include "../detail/parallel.hpp"
+#include "../detail/validate.hpp"
 #include "../grid/grid.hpp"
 
 namespace gorge {
@@ -129,12 +132,9 @@ struct droplet_params {
     T initial_speed = T(1);      ///< speed a droplet starts with, finite >= 0 (default 1)
 
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid())
-            throw std::invalid_argument(std::string("gorge::droplet_params: invalid ") + bad);
-    }
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
+    void validate() const { detail::validate(*this, "gorge::droplet_params"); }
+    /// Name and rule of the first bad parameter; empty (== nullptr) when all are valid.
+    invalid_parameter first_invalid() const {
         const auto in01 = [](T v) { return v >= T(0) && v <= T(1); };  // false for NaN
         const auto finite_nonneg = [](T v) { return std::isfinite(v) && v >= T(0); };
         if (brush_radius < 1 || brush_radius > 32) return "brush_radius (must be in 1..32)";
@@ -148,7 +148,7 @@ struct droplet_params {
         if (lifetime < 1 || lifetime > 65536) return "lifetime (must be in 1..65536)";
         if (!(std::isfinite(initial_water) && initial_water > T(0))) return "initial_water (must be finite and > 0)";
         if (!finite_nonneg(initial_speed)) return "initial_speed (must be finite and >= 0)";
-        return nullptr;
+        return {};
     }
 };
 
@@ -164,12 +164,19 @@ enum class droplet_schedule : unsigned char {
     tiled,   ///< 4-coloured tile schedule, any number of threads, same result for all
 };
 
+/// Largest accepted droplet_options::rounds.
+constexpr unsigned droplet_max_rounds = 1024;
+
 /// Options of a batch run.
 struct droplet_options {
-    std::uint64_t seed = 0;                              ///< start-position seed (any value)
+    std::uint64_t seed = 0;                              ///< start-position seed (any value, default 0)
     droplet_edge edge = droplet_edge::outflow;           ///< sediment crossing the edge (default outflow)
     droplet_schedule schedule = droplet_schedule::serial;  ///< serial (default) or tiled
-    unsigned threads = 0;   ///< tiled only: worker threads, 0 = std::thread::hardware_concurrency(); at most 1024
+    /// tiled only: threads running tiles, the calling thread included (gorge's thread rule, see
+    /// gorge/detail/parallel.hpp): default 1 (none started), 0 = all hardware threads,
+    /// 0..max_threads (1024), never more than the tiles of one colour. The result is the same for
+    /// any value.
+    unsigned threads = 1;
     /// tiled only: passes over the 4 colours, 1..1024 (default 8); more rounds mix the order of
     /// neighbouring tiles better, at one thread start and join per colour and round
     unsigned rounds = 8;
@@ -179,12 +186,32 @@ struct droplet_options {
     /// order. Either is deterministic; they differ where two paired droplets meet within their
     /// lifetimes.
     bool interleave = true;
-    /// Optional progress report, called from the calling thread only with the fraction of droplets
-    /// done (0..1, non-decreasing; a last call with 1 when the run completes). Return false to
-    /// cancel: no droplet starts afterwards, droplets already running finish (the terrain never
-    /// holds half a droplet). Exceptions it throws stop the run and propagate after the workers
-    /// have been joined.
+    /// Optional progress report and cancellation, called from the calling thread only with the
+    /// fraction of droplets done (0..1, non-decreasing):
+    ///   - once at the start with 0 (unless there are no droplets);
+    ///   - then whenever min(count / 1000, 16384) droplets, rounded up to a multiple of 256, have
+    ///     finished since the last report (in the tiled schedule the calling thread checks this
+    ///     after each of its blocks of 256 droplets and, while it waits for other threads, at
+    ///     least every millisecond);
+    ///   - a last time with 1 when the run completes.
+    /// Return false to cancel: no droplet starts afterwards and no further call comes; droplets
+    /// already running finish (the terrain never holds half a droplet): none in the serial
+    /// schedule, so stats.droplets is exactly the fraction last reported times the count, and at
+    /// most 256 per other thread in the tiled one. false at the start runs no droplet at all.
+    /// An exception it throws stops the run the same way and propagates after the workers have
+    /// been joined.
     std::function<bool(double)> progress;
+
+    /// Name and rule of the first bad option (rounds only with the tiled schedule); empty when
+    /// all are valid.
+    invalid_parameter first_invalid() const {
+        if (const invalid_parameter bad = detail::invalid_thread_count(threads)) return bad;
+        if (schedule == droplet_schedule::tiled && (rounds < 1 || rounds > droplet_max_rounds))
+            return "rounds (must be in 1..1024)";
+        return {};
+    }
+    /// Throws std::invalid_argument naming the first bad option.
+    void validate() const { detail::validate(*this, "gorge::droplet_options"); }
 };
 
 /// Totals of a batch run (or of one droplet). Amounts are heights × cells (volume).
@@ -313,8 +340,17 @@ constexpr int droplet_block_row(int brush_radius, std::size_t lanes) {
     return (span + static_cast<int>(lanes) - 1) / static_cast<int>(lanes) * static_cast<int>(lanes);
 }
 
-/// Droplets between progress reports and cancellation checks (even: droplets run in pairs).
+/// Droplets between cancellation checks (even: droplets run in pairs); progress reports come
+/// after whole chunks.
 constexpr std::uint64_t droplet_chunk = 256;
+/// Progress reports come every count / droplet_reports_per_run droplets, rounded up to whole
+/// chunks, but at least every droplet_report_interval_max droplets (a multiple of the chunk),
+/// whatever the count: that bounds how long a cancellation waits.
+constexpr std::uint64_t droplet_reports_per_run = 1000;
+constexpr std::uint64_t droplet_report_interval_max = 64 * droplet_chunk;
+/// Longest wait of the calling thread, in the tiled schedule, between checks for a due report
+/// while other threads finish their tiles.
+constexpr std::chrono::milliseconds droplet_report_poll{1};
 
 /// Tiles along one axis of `side` cells: as many as fit with at least 2·margin cells each.
 inline std::ptrdiff_t droplet_tiles_along(std::ptrdiff_t side, std::ptrdiff_t margin) {
@@ -365,9 +401,7 @@ std::size_t droplet_workspace_bytes(std::ptrdiff_t width, std::ptrdiff_t height,
                                                     detail::droplet_tiles_along(height - 1, margin));
         // tile table, per-tile totals (4 doubles), colour order (one index per tile)
         bytes += tiles * (sizeof(detail::droplet_tile) + sizeof(detail::droplet_tile_total) + sizeof(std::uint32_t));
-        const unsigned threads = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                                      : options.threads;
-        bytes += static_cast<std::size_t>(std::min<std::size_t>(threads, tiles)) * sizeof(std::thread);
+        bytes += std::size_t(detail::resolve_threads(options.threads, tiles)) * sizeof(std::thread);
     }
     return bytes;
 }
@@ -393,7 +427,6 @@ public:
             throw std::invalid_argument("gorge::droplet_eroder: heights wider or taller than 2^24 cells");
         check_heights();
         build_brush();
-        keep_water_ = T(1) - params.evaporate_rate;
     }
 
     grid_view<T> heights() const { return map_; }
@@ -416,12 +449,8 @@ public:
     /// `count` droplets (at most 2^53) in the schedule of `options`; see the header comment.
     droplet_stats run_batch(std::uint64_t count, const droplet_options& options = {}) {
         constexpr std::uint64_t max_count = std::uint64_t(1) << 53;
-        constexpr unsigned max_threads = 1024, max_rounds = 1024;
         if (count > max_count) throw std::invalid_argument("gorge::erode_droplets: droplets must be <= 2^53");
-        if (options.threads > max_threads)
-            throw std::invalid_argument("gorge::droplet_options: threads must be <= 1024");
-        if (options.schedule == droplet_schedule::tiled && (options.rounds < 1 || options.rounds > max_rounds))
-            throw std::invalid_argument("gorge::droplet_options: rounds must be in 1..1024");
+        options.validate();
         if (options.schedule == droplet_schedule::tiled) return run_tiled(count, options);
         return run_serial(count, options);
     }
@@ -462,11 +491,10 @@ private:
                 if (weight > 0) brush_.push_back({dy * map_.stride() + dx, dx, dy, T(weight / sum)});
             }
         reach_ = r - 1;
-        rows_ = 2 * r - 1;
 #if GORGE_DROPLET_BLOCKS
         // One copy of the weight rows per alignment of a row's first cell within a block: copy
         // `shift` starts `shift` cells into its block-aligned row.
-        block_rows_ = rows_;
+        block_rows_ = 2 * r - 1;
         block_row_ = detail::droplet_block_row(r, lanes);
         // Nodes whose blocks (up to droplet_block_slack cells before the brush's first column)
         // lie inside the map.
@@ -918,30 +946,39 @@ private:
         total.outflow += r.outflow;
     }
 
-    /// Progress reporting every `step` droplets; returns false when the run should stop.
+    /// The progress callback's schedule (see droplet_options::progress); false: cancel.
     struct reporter {
         const std::function<bool(double)>* callback;
-        std::uint64_t total, step, next;
+        std::uint64_t total, interval, next;
+        /// The report at the start (none without droplets or callback).
+        bool start() {
+            if (!*callback || total == 0) return true;
+            next = interval;
+            return (*callback)(0.0);
+        }
+        /// A report if `done` droplets reach the next one due.
         bool report(std::uint64_t done) {
             if (!*callback || done < next) return true;
-            next = done + step;
-            return (*callback)(total == 0 ? 1.0 : double(done) / double(total));
+            next = done + interval;
+            return (*callback)(double(done) / double(total));
         }
         void finish() {
             if (*callback) (*callback)(1.0);
         }
     };
     static reporter make_reporter(const droplet_options& options, std::uint64_t count) {
-        constexpr std::uint64_t reports_per_run = 1000;
-        return {&options.progress, count, std::max<std::uint64_t>(1, count / reports_per_run),
-                std::max<std::uint64_t>(1, count / reports_per_run)};
+        using detail::droplet_chunk;
+        const std::uint64_t share = (count / detail::droplet_reports_per_run + droplet_chunk - 1) / droplet_chunk;
+        const std::uint64_t interval =
+            std::min(std::max<std::uint64_t>(share, 1) * droplet_chunk, detail::droplet_report_interval_max);
+        return {&options.progress, count, interval, 0};
     }
 
     droplet_stats run_serial(std::uint64_t count, const droplet_options& options) {
         droplet_stats total;
         reporter progress = make_reporter(options, count);
-        if (!progress.report(0)) {
-            total.cancelled = count > 0;
+        if (!progress.start()) {
+            total.cancelled = true;
             return total;
         }
         const box whole = map_box();
@@ -953,7 +990,7 @@ private:
             const std::uint64_t end = std::min(count, k + detail::droplet_chunk);
             run_range(options.seed, k, end, rect, whole, options, sink);
             k = end;
-            if (!progress.report(k) && k < count) {
+            if (k < count && !progress.report(k)) {
                 total.cancelled = true;
                 return total;
             }
@@ -1004,29 +1041,21 @@ private:
         using tile_total = detail::droplet_tile_total;
         std::vector<tile_total> totals(tiles.size(), tile_total{0, 0, 0, 0});
 
-        const unsigned wanted = options.threads == 0 ? std::max(1u, std::thread::hardware_concurrency())
-                                                     : options.threads;
         std::atomic<std::uint64_t> done{0};
         std::atomic<bool> stop{false};
-        std::exception_ptr failure;
         reporter progress = make_reporter(options, count);
-        bool cancelled = false;
-        const auto report_from_caller = [&]() {
+        bool cancelled = !progress.start();
+        // Calling thread only: a report when one is due; an exception from the callback goes up.
+        const auto report_due = [&]() {
             if (stop.load(std::memory_order_relaxed)) return;
-            try {
-                if (!progress.report(done.load(std::memory_order_relaxed))) {
-                    cancelled = true;
-                    stop.store(true, std::memory_order_relaxed);
-                }
-            } catch (...) {
-                failure = std::current_exception();
+            if (!progress.report(done.load(std::memory_order_relaxed))) {
+                cancelled = true;
                 stop.store(true, std::memory_order_relaxed);
             }
         };
-        report_from_caller();
 
         const double total_area = area;
-        for (unsigned round = 0; round < options.rounds && !stop.load(); ++round) {
+        for (unsigned round = 0; round < options.rounds && !cancelled && !stop.load(); ++round) {
             const std::uint64_t round_first = detail::droplet_round_begin(count, round, options.rounds);
             const std::uint64_t round_count =
                 detail::droplet_round_begin(count, round + 1, options.rounds) - round_first;
@@ -1040,49 +1069,62 @@ private:
             for (int colour = 0; colour < 4 && !stop.load(); ++colour) {
                 const std::size_t first = colour_begin[colour], last = colour_begin[colour + 1];
                 std::atomic<std::size_t> next{first};
-                const auto work = [&](bool caller) {
-                    for (;;) {
+                // Tiles of this colour finished (or given up after a stop), under `lock`; the
+                // calling thread waits on `finished_one` for the last ones, reporting meanwhile.
+                std::mutex lock;
+                std::condition_variable finished_one;
+                std::size_t finished = 0;
+                const auto run_tile = [&](std::size_t ti, bool caller) {
+                    const droplet_tile& t = tiles[ti];
+                    const box bounds{T(t.bx0), T(t.bx1), T(t.by0), T(t.by1)};
+                    const start_rect rect = make_rect(t.x0, t.x1, t.y0, t.y1);
+                    const std::uint64_t begin = share_begin(ti), end = share_begin(ti + 1);
+                    tile_total& sum = totals[ti];
+                    const auto sink = [&sum](const droplet_result<T>& r) {
+                        sum.eroded += r.eroded;
+                        sum.deposited += r.deposited;
+                        sum.outflow += r.outflow;
+                        sum.left_map += r.end == droplet_end::left_map ? 1 : 0;
+                    };
+                    for (std::uint64_t k = begin; k < end;) {
+                        const std::uint64_t chunk_end = std::min(end, k + detail::droplet_chunk);
+                        run_range(options.seed, round_first + k, round_first + chunk_end, rect, bounds, options,
+                                  sink);
+                        done.fetch_add(chunk_end - k, std::memory_order_relaxed);
+                        k = chunk_end;
+                        if (caller) report_due();
                         if (stop.load(std::memory_order_relaxed)) return;
-                        const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-                        if (slot >= last) return;
-                        const std::size_t ti = order[slot];
-                        const droplet_tile& t = tiles[ti];
-                        const box bounds{T(t.bx0), T(t.bx1), T(t.by0), T(t.by1)};
-                        const start_rect rect = make_rect(t.x0, t.x1, t.y0, t.y1);
-                        const std::uint64_t begin = share_begin(ti), end = share_begin(ti + 1);
-                        tile_total& sum = totals[ti];
-                        const auto sink = [&sum](const droplet_result<T>& r) {
-                            sum.eroded += r.eroded;
-                            sum.deposited += r.deposited;
-                            sum.outflow += r.outflow;
-                            sum.left_map += r.end == droplet_end::left_map ? 1 : 0;
-                        };
-                        for (std::uint64_t k = begin; k < end;) {
-                            const std::uint64_t chunk_end = std::min(end, k + detail::droplet_chunk);
-                            run_range(options.seed, round_first + k, round_first + chunk_end, rect, bounds,
-                                      options, sink);
-                            done.fetch_add(chunk_end - k, std::memory_order_relaxed);
-                            k = chunk_end;
-                            if (caller) report_from_caller();
-                            if (stop.load(std::memory_order_relaxed)) return;
-                        }
                     }
                 };
-                const std::size_t workers = std::min<std::size_t>(wanted, last - first);
-                const std::size_t helpers = workers > 0 ? workers - 1 : 0;
-                std::vector<std::thread> pool;
-                pool.reserve(helpers);
-                try {
-                    for (std::size_t i = 0; i < helpers; ++i) pool.emplace_back(work, false);
-                } catch (const std::system_error&) {
-                    // Fewer threads than asked for: the schedule, hence the result, is unchanged.
-                }
-                work(true);
-                for (std::thread& th : pool) th.join();
-                report_from_caller();
+                const auto work = [&](unsigned worker) {
+                    const bool caller = worker == 0;
+                    for (;;) {
+                        if (stop.load(std::memory_order_relaxed)) break;
+                        const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+                        if (slot >= last) break;
+                        run_tile(order[slot], caller);
+                        {
+                            const std::lock_guard<std::mutex> hold(lock);
+                            ++finished;
+                        }
+                        finished_one.notify_one();
+                    }
+                    if (!caller) return;
+                    // Every tile is taken; report while the other threads finish theirs.
+                    std::unique_lock<std::mutex> hold(lock);
+                    while (finished < last - first && !stop.load(std::memory_order_relaxed)) {
+                        finished_one.wait_for(hold, detail::droplet_report_poll);
+                        hold.unlock();
+                        report_due();
+                        hold.lock();
+                    }
+                };
+                detail::run_workers(detail::resolve_threads(options.threads, last - first), work, [&] {
+                    stop.store(true, std::memory_order_relaxed);
+                });
+                report_due();
             }
         }
-        if (failure) std::rethrow_exception(failure);
 
         droplet_stats total;
         total.droplets = done.load();
@@ -1101,7 +1143,6 @@ private:
     droplet_params<T> params_;
     std::vector<detail::droplet_brush_entry<T>> brush_;  ///< cells of positive weight, row-major
     std::ptrdiff_t reach_ = 0;                            ///< brush reach around its node, r - 1
-    int rows_ = 0;                                        ///< brush rows, 2r - 1
 #if GORGE_DROPLET_BLOCKS
     static constexpr std::size_t lanes = detail::droplet_block_bytes / sizeof(T);
     std::vector<T> blocks_;  ///< lanes × block_rows_ × block_row_ weights, one copy per row alignment
@@ -1110,7 +1151,6 @@ private:
     std::ptrdiff_t block_x0_ = 0, block_x1_ = 0, block_y0_ = 0, block_y1_ = 0;  ///< nodes of the block path
     bool rows_share_alignment_ = false;  ///< row stride is a whole number of blocks
 #endif
-    T keep_water_ = T(1);
 };
 
 /// Erodes `heights` in place with `droplets` droplets; see droplet_eroder and the header comment.
