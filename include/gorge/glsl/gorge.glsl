@@ -40,8 +40,16 @@
 //    3.20), which forbids fused multiply-adds and keeps it close to the C++ bits; ES 3.00/3.10 have
 //    no such qualifier.
 //
+// Seeds are `uint` everywhere (gorge_erosion_filter(..., uint seed), gorge_fbm(..., uint seed), ...):
+// pass 7u, not 7. GLSL ES 3.00 has no implicit int-to-uint conversion, so an int seed finds no
+// overload there.
+//
+// Parameter defaults (gorge_erosion_params_default() and the others) are set field by field, so
+// adding a field cannot silently shift the others.
+//
 // Limits. Parameters are not validated on the GPU (shaders cannot throw): validate them on the CPU
-// with gorge::erosion_params<float>::validate() before uploading. Far from the origin float loses
+// with gorge::erosion_params<float>::validate() before uploading; parameters it accepts give
+// finite results for finite inputs here too (the same overflow guards as the C++ kernels). Far from the origin float loses
 // the fractional bits of the position exactly as the C++ float path does (see noise.hpp).
 // On GLSL ES the file declares highp as the default float and int precision (the hashes need
 // 32-bit integers, the noise 32-bit floats); redeclare lower defaults after it if you want them.
@@ -86,6 +94,26 @@ const float gorge_detail_safe_normalize_min_length = 1e-10;
 vec2 gorge_detail_safe_normalize(vec2 v) {
     float len = length(v);
     return len > gorge_detail_safe_normalize_min_length ? v / len : v;
+}
+
+// The largest and the smallest normal float (GLSL has no numeric_limits).
+const float gorge_detail_float_max = 3.40282347e38;
+const float gorge_detail_float_min_normal = 1.17549435e-38;
+
+// |v| without overflow: length(v) where that is finite, else from v scaled by its largest component.
+float gorge_detail_overflow_free_length(vec2 v) {
+    float plain = length(v);
+    float big = max(abs(v.x), abs(v.y));
+    float scaled = big * length(v * (1.0 / max(big, 1.0)));
+    return min(plain <= gorge_detail_float_max ? plain : scaled, gorge_detail_float_max);
+}
+
+// safe_normalize without overflow: v is scaled by its largest component first.
+vec2 gorge_detail_overflow_free_normalize(vec2 v) {
+    float big = max(abs(v.x), abs(v.y));
+    vec2 u = v * (1.0 / max(big, gorge_detail_float_min_normal));
+    float unit_len = length(u);
+    return big * unit_len > gorge_detail_safe_normalize_min_length ? u * (1.0 / unit_len) : v;
 }
 
 // 1 - (1 - sat(t))^2.
@@ -164,6 +192,12 @@ vec2 gorge_shadertoy_hash2(ivec2 cell, uint seed) { return gorge_shadertoy_latti
 
 // ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
 
+// Octave sample points are clamped to +-2^62 so that p * freq stays finite (see noise.hpp).
+const float gorge_detail_lattice_coordinate_limit = 4611686018427387904.0;  // 2^62
+vec2 gorge_detail_octave_point(vec2 p, float freq) {
+    return clamp(p * freq, -gorge_detail_lattice_coordinate_limit, gorge_detail_lattice_coordinate_limit);
+}
+
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
 vec3 gorge_gradient_noise(vec2 q, uint seed) {
     vec2 i = floor(q);
@@ -199,7 +233,14 @@ struct gorge_fbm_params {
     float gain;        // amplitude factor per octave (default 0.1)
 };
 
-gorge_fbm_params gorge_fbm_params_default() { return gorge_fbm_params(3.0, 3, 2.0, 0.1); }
+gorge_fbm_params gorge_fbm_params_default() {
+    gorge_fbm_params p;
+    p.frequency = 3.0;
+    p.octaves = 3;
+    p.lacunarity = 2.0;
+    p.gain = 0.1;
+    return p;
+}
 
 // Fractal sum of gradient noise with its exact gradient with respect to p.
 vec3 gorge_fbm(vec2 p, gorge_fbm_params params, uint seed) {
@@ -207,7 +248,7 @@ vec3 gorge_fbm(vec2 p, gorge_fbm_params params, uint seed) {
     float freq = params.frequency;
     float amp = 1.0;
     for (int o = 0; o < params.octaves; ++o) {
-        vec3 v = gorge_gradient_noise(p * freq, seed);
+        vec3 v = gorge_gradient_noise(gorge_detail_octave_point(p, freq), seed);
         n += amp * vec3(v.x, freq * v.y, freq * v.z);
         freq *= params.lacunarity;
         amp *= params.gain;
@@ -261,6 +302,9 @@ gorge_phacelle_result gorge_phacelle(vec2 q, vec2 dir, float cell_freq, float ph
 
 // ---- Erosion filter (erosion_filter.hpp) --------------------------------------------------------
 
+// The steering slope is clamped to +-float max / 16 per component (keeps it finite).
+const float gorge_detail_steering_slope_divisor = 16.0;
+
 // Parameters of the erosion filter, field for field gorge::erosion_params; ranges and meanings are
 // documented there. gorge_erosion_params_default() returns the published demo's values.
 struct gorge_erosion_params {
@@ -280,14 +324,26 @@ struct gorge_erosion_params {
 };
 
 gorge_erosion_params gorge_erosion_params_default() {
-    return gorge_erosion_params(0.15, 0.22, 0.5, 1.5, vec4(0.1, 0.0, 0.1, 2.0),
-                                vec4(1.25, 1.25, 2.8, 1.5), vec2(0.7, 1.0), 5, 2.0, 0.5, 0.7, 0.5);
+    gorge_erosion_params p;
+    p.scale = 0.15;
+    p.strength = 0.22;
+    p.gully_weight = 0.5;
+    p.detail = 1.5;
+    p.rounding = vec4(0.1, 0.0, 0.1, 2.0);
+    p.onset = vec4(1.25, 1.25, 2.8, 1.5);
+    p.assumed_slope = vec2(0.7, 1.0);
+    p.octaves = 5;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.cell_scale = 0.7;
+    p.normalization = 0.5;
+    return p;
 }
 
 struct gorge_erosion_result {
     float height_delta;  // eroded height minus input height
     vec2 slope_delta;    // eroded gradient minus input gradient (approximate by design)
-    float magnitude;     // sum of the octave strengths: the largest possible |height_delta|
+    float magnitude;     // sum of |octave strength|; |height_delta| <= magnitude * max(1, |gully_weight|)
     float ridge_map;     // -1 on creases, +1 on ridges, 0 where no gully forms
     float fade_target;   // the stacked fade target after the last octave
 };
@@ -302,7 +358,7 @@ gorge_erosion_result gorge_erosion_filter(vec2 p, vec3 height_and_slope, float f
     float s = params.strength * params.scale;
     float fade = clamp(fade_target, -1.0, 1.0);
     float freq = 1.0 / (params.scale * params.cell_scale);
-    float slope_len = max(length(slope), gorge_detail_safe_normalize_min_length);
+    float slope_len = max(gorge_detail_overflow_free_length(slope), gorge_detail_safe_normalize_min_length);
 
     // Initial mask: no gullies where the input is flat; rounded peaks and valleys of the input.
     float input_rounding = gorge_detail_mix(crease_rounding, ridge_rounding, gorge_detail_saturate(fade + 0.5)) *
@@ -312,15 +368,21 @@ gorge_erosion_result gorge_erosion_filter(vec2 p, vec3 height_and_slope, float f
     float ridge_mask = gorge_detail_ease_out(slope_len * params.onset.z);
     float ridge_fade = fade;
 
-    // Gully steering slope: the real slope direction with an assumed magnitude.
-    vec2 g = gorge_detail_mix(slope, slope / slope_len * params.assumed_slope.x, params.assumed_slope.y);
+    // Gully steering slope: the real slope direction with an assumed magnitude, written as
+    // slope (1 - amount) + direction value amount (the mix cancels catastrophically on steep slopes).
+    float steer_limit = gorge_detail_float_max / gorge_detail_steering_slope_divisor;
+    vec2 steer = clamp(slope, -steer_limit, steer_limit);
+    vec2 g = steer * (1.0 - params.assumed_slope.y) +
+             slope / slope_len * (params.assumed_slope.x * params.assumed_slope.y);
 
-    vec3 result = height_and_slope;
+    // The deltas are accumulated from zero (subtracting the input at the end loses them in float).
+    vec3 result = vec3(0.0);
     float magnitude = 0.0;
     float rounding_mult = 1.0;
     for (int octave = 0; octave < params.octaves; ++octave) {
         // Normalized gullies: Phacelle's normalization keeps the stripes' depth where cells disagree.
-        gorge_phacelle_result ph = gorge_phacelle(p * freq, gorge_detail_safe_normalize(g), params.cell_scale,
+        gorge_phacelle_result ph = gorge_phacelle(gorge_detail_octave_point(p, freq),
+                                                  gorge_detail_overflow_free_normalize(g), params.cell_scale,
                                                   0.25, params.normalization, seed);
         float c = ph.phase.x, sn = ph.phase.y;
         vec2 side = ph.side * (-freq);  // back to p units; negative so slopes point downhill
@@ -332,7 +394,7 @@ gorge_erosion_result gorge_erosion_filter(vec2 p, vec3 height_and_slope, float f
         vec3 gully = vec3(c, sn * side.x, sn * side.y);
         vec3 faded = gorge_detail_mix(vec3(fade, 0.0, 0.0), gully * params.gully_weight, mask);
         result += faded * s;
-        magnitude += s;
+        magnitude += abs(s);
         fade = faded.x;
 
         float octave_rounding = gorge_detail_mix(crease_rounding, ridge_rounding, gorge_detail_saturate(c + 0.5)) *
@@ -348,8 +410,7 @@ gorge_erosion_result gorge_erosion_filter(vec2 p, vec3 height_and_slope, float f
         rounding_mult *= params.rounding.w;
     }
 
-    return gorge_erosion_result(result.x - height_and_slope.x, result.yz - height_and_slope.yz, magnitude,
-                                ridge_fade * (1.0 - ridge_mask), fade);
+    return gorge_erosion_result(result.x, result.yz, magnitude, ridge_fade * (1.0 - ridge_mask), fade);
 }
 
 // ---- Fade target and height offset (erosion_filter.hpp) -----------------------------------------
@@ -582,7 +643,7 @@ vec3 gorge_fractal_sum(vec2 p, gorge_fbm_params params, int basis, uint seed) {
     float freq = params.frequency;
     float amp = 1.0;
     for (int o = 0; o < params.octaves; ++o) {
-        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        vec3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
         n += amp * vec3(v.x, freq * v.y, freq * v.z);
         freq *= params.lacunarity;
         amp *= params.gain;
@@ -596,7 +657,7 @@ vec3 gorge_billow(vec2 p, gorge_fbm_params params, int basis, uint seed) {
     float freq = params.frequency;
     float amp = 1.0;
     for (int o = 0; o < params.octaves; ++o) {
-        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        vec3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
         float s = sign(v.x);
         n += amp * vec3(abs(v.x), s * freq * v.y, s * freq * v.z);
         freq *= params.lacunarity;
@@ -615,7 +676,16 @@ struct gorge_ridged_params {
     float feedback;    // >= 0, how strongly an octave gates the next (default 2)
 };
 
-gorge_ridged_params gorge_ridged_params_default() { return gorge_ridged_params(1.0, 6, 2.0, 0.5, 1.0, 2.0); }
+gorge_ridged_params gorge_ridged_params_default() {
+    gorge_ridged_params p;
+    p.frequency = 1.0;
+    p.octaves = 6;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.offset = 1.0;
+    p.feedback = 2.0;
+    return p;
+}
 
 // Musgrave's ridged multifractal with the exact gradient (chain rule through the weights).
 vec3 gorge_ridged(vec2 p, gorge_ridged_params params, int basis, uint seed) {
@@ -626,7 +696,7 @@ vec3 gorge_ridged(vec2 p, gorge_ridged_params params, int basis, uint seed) {
     float freq = params.frequency;
     float amp = 1.0;
     for (int o = 0; o < params.octaves; ++o) {
-        vec3 v = gorge_basis_eval(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        vec3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
         float ridge = params.offset - abs(v.x);
         vec2 ridge_grad = v.yz * (-sign(v.x) * freq);
         float signal = ridge * ridge * weight;
@@ -651,7 +721,15 @@ struct gorge_damped_fbm_params {
     float damping;     // >= 0, strength c of 1 / (1 + c |D|^2) (default 1)
 };
 
-gorge_damped_fbm_params gorge_damped_fbm_params_default() { return gorge_damped_fbm_params(1.0, 6, 2.0, 0.5, 1.0); }
+gorge_damped_fbm_params gorge_damped_fbm_params_default() {
+    gorge_damped_fbm_params p;
+    p.frequency = 1.0;
+    p.octaves = 6;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.damping = 1.0;
+    return p;
+}
 
 // Derivative-damped fBm after Inigo Quilez, with the exact gradient (damping's derivative included).
 vec3 gorge_damped_fbm(vec2 p, gorge_damped_fbm_params params, int basis, uint seed) {
@@ -663,7 +741,7 @@ vec3 gorge_damped_fbm(vec2 p, gorge_damped_fbm_params params, int basis, uint se
     float amp = 1.0;
     float c = params.damping;
     for (int o = 0; o < params.octaves; ++o) {
-        gorge_noise_d2 n = gorge_basis_eval_d2(basis, p * freq, gorge_derive_seed(seed, uint(o)));
+        gorge_noise_d2 n = gorge_basis_eval_d2(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
         d += n.gradient;
         jxx += freq * n.dxx;
         jxy += freq * n.dxy;
@@ -781,7 +859,12 @@ struct gorge_falloff_params {
 };
 
 gorge_falloff_params gorge_falloff_params_default() {
-    return gorge_falloff_params(vec2(0.0), 1.0, gorge_falloff_radial, 0.75);
+    gorge_falloff_params p;
+    p.centre = vec2(0.0);
+    p.radius = 1.0;
+    p.shape = gorge_falloff_radial;
+    p.amount = 0.75;
+    return p;
 }
 
 // mix(e, 1 - d(n), amount) with n = (p - centre) / radius; e is the field sampled at p.
@@ -814,8 +897,23 @@ struct gorge_island_params {
 };
 
 gorge_island_params gorge_island_params_default() {
-    return gorge_island_params(gorge_fbm_params(2.0, 6, 2.0, 0.5), gorge_fbm_params(1.5, 4, 2.0, 0.5), 0.35, 1, 1.5,
-                               1.8, gorge_falloff_params_default(), gorge_fbm_params(1.5, 4, 2.0, 0.5), 0.3);
+    gorge_island_params p;
+    p.terrain.frequency = 2.0;
+    p.terrain.octaves = 6;
+    p.terrain.lacunarity = 2.0;
+    p.terrain.gain = 0.5;
+    p.warp_noise.frequency = 1.5;
+    p.warp_noise.octaves = 4;
+    p.warp_noise.lacunarity = 2.0;
+    p.warp_noise.gain = 0.5;
+    p.warp_strength = 0.35;
+    p.warp_iterations = 1;
+    p.contrast = 1.5;
+    p.exponent = 1.8;
+    p.falloff = gorge_falloff_params_default();
+    p.moisture = p.warp_noise;
+    p.sea_level = 0.3;
+    return p;
 }
 
 // Red Blob Games' island: e = sat(0.5 + contrast * warped fBm), redistributed, then the falloff.
