@@ -70,6 +70,7 @@ TEST_CASE("README simulation snippet: conservation, drainage and rivers", "[docs
     int progress_calls = 0;
     gorge::droplet_options o;
     o.schedule = gorge::droplet_schedule::tiled;  // parallel, same result for any thread count
+    o.threads = 0;                                 // all cores (default 1, like the tiles)
     o.progress = [&](double done) { ++progress_calls; return done >= 0.0; };  // false cancels
     const gorge::droplet_stats s = gorge::erode_droplets(h, 20'000, gorge::droplet_params<float>{}, o);
     double volume_after = 0;

@@ -56,12 +56,13 @@
 //     droplet's writes can reach from the tile it starts in. Tiles are 4-coloured by the parity
 //     of their column and row; tiles of one colour are at least 2·margin apart and run
 //     concurrently, colours run one after another, and the whole sequence repeats `rounds`
-//     times, each round taking its share of the droplets. Each tile gets droplets in proportion
-//     to its area, starting uniformly inside the tile (droplet indices are numbered round by
-//     round, tile by tile). Droplets of a tile are confined to a position box (the tile grown by
-//     lifetime + 1 cells); one reaching its side dies there like a droplet on flat ground, which
-//     a droplet moving one cell per step can only do through rounding, so disjointness follows
-//     from integer bounds, not from floating-point travel estimates. The result is bit-identical
+//     times, each round taking its share of the droplets, on droplet_options::threads threads
+//     (gorge's thread rule: default 1, 0 = all hardware threads). Each tile gets droplets in
+//     proportion to its area, starting uniformly inside the tile (droplet indices are numbered
+//     round by round, tile by tile). Droplets of a tile are confined to a position box (the
+//     tile grown by lifetime + 1 cells); one reaching its side dies there like a droplet on flat
+//     ground, which a droplet moving one cell per step can only do through rounding, so
+//     disjointness follows from integer bounds, not from floating-point travel estimates. The result is bit-identical
 //     for every thread count (including 1) and free of data races. The serial and tiled
 //     schedules visit droplets in different orders and give different (statistically alike)
 //     terrains. A map shorter than two tiles along an axis has one tile along it; a map of one
@@ -196,8 +197,9 @@ struct droplet_options {
     ///   - a last time with 1 when the run completes.
     /// Return false to cancel: no droplet starts afterwards and no further call comes; droplets
     /// already running finish (the terrain never holds half a droplet): none in the serial
-    /// schedule, so stats.droplets is exactly the fraction last reported times the count, and at
-    /// most 256 per other thread in the tiled one. false at the start runs no droplet at all.
+    /// schedule, so stats.droplets is exactly the fraction last reported times the count; in the
+    /// tiled one, each other thread finishes at most its current block of 256 after the callback
+    /// returned. false at the start runs no droplet at all.
     /// An exception it throws stops the run the same way and propagates after the workers have
     /// been joined.
     std::function<bool(double)> progress;
