@@ -3,6 +3,10 @@
 // C++ float path on the same inputs:
 //  - every row of tests/data/reference (both hash policies);
 //  - a 512x512 tile of the demo pipeline (pcg3d, the default hash);
+//  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
+//    decade) in 8 directions at 3 positions (both hash policies), compared with the C++ float
+//    path as above and with the C++ double path: height_delta within 2e-5, ridge_map within 5e-3
+//    (the float/double agreement test_finite.cpp requires of the C++ float path);
 //  - the noise fields (derive_seed, value/gradient/simplex noise with Hessians, the four fractals
 //    over the three bases, the island recipe, combinators, profiles, falloff distances) at 128
 //    low-discrepancy points each, as there is no independent reference for them.
@@ -120,6 +124,8 @@ struct output_check {
     /// that fuses multiply-adds makes the simplex Hessians (magnitudes up to ~100) differ by
     /// ~9e-5 on an NVIDIA H200 at |q| <= 6.
     bool relative_to_range = false;
+    /// Compared with the C++ double path (the row's reference values) instead of the float path.
+    bool vs_double = false;
     double worst = 0.0;
     std::size_t worst_line = 0;
     double worst_reference = 0.0;
@@ -260,6 +266,73 @@ void fill_filter_rows(batch& b, std::vector<group>& groups) {
         b.reference.back() = {t.number(r, "height_delta"), t.number(r, "slope_delta_x"), t.number(r, "slope_delta_y"),
                               t.number(r, "magnitude"),    t.number(r, "ridge_map"),     t.number(r, "fade_target")};
         b.reference.back()[6] = b.reference.back()[7] = std::nan("");
+    }
+}
+
+// ---- the filter at steep slopes: generated inputs, compared with C++ float and double ----------
+
+// Required agreement of the float GPU path with the C++ double path at every |slope| from 1e-6 to
+// 1e12 (the same bounds as the C++ float path in test_finite.cpp).
+constexpr double steep_height_tolerance = 2e-5;
+constexpr double steep_ridge_tolerance = 5e-3;
+constexpr int steep_first_decade = -6, steep_last_decade = 12;  // |slope| from 1e-6 to 1e12
+constexpr int steep_steps_per_decade = 4;
+constexpr int steep_directions = 8;
+
+/// Default parameters at |slope| log-spaced over 1e-6..1e12, in several directions, at a few
+/// positions, seeds and fade targets. Every input is a float, so that the double path sees exactly
+/// the values the float paths see.
+void fill_steep_rows(batch& b, std::vector<group>& groups) {
+    const int g = int(groups.size());
+    groups.push_back({"steep slopes " + b.hash, "point",
+                      {{"height_delta", 0, value_tolerance},
+                       {"slope_delta_x", 1, value_tolerance},
+                       {"slope_delta_y", 2, value_tolerance},
+                       {"ridge_map", 4, ridge_tolerance},
+                       {"fade_target", 5, value_tolerance},
+                       {"height_delta vs double", 0, steep_height_tolerance, false, true},
+                       {"ridge_map vs double", 4, steep_ridge_tolerance, false, true}}});
+    const glm::vec2 positions[] = {{0.3f, 0.7f}, {-1.7f, 2.2f}, {5.1f, -3.4f}};
+    const float fades[] = {-0.6f, 0.2f, 0.9f};
+    const std::uint32_t seeds[] = {0u, 7u, 4000000000u};
+    const gorge::erosion_params<float> pf;
+    const gorge::erosion_params<double> pd;
+    const float params[] = {pf.scale,      pf.strength,   pf.gully_weight, pf.detail,     pf.rounding.x,
+                            pf.rounding.y, pf.rounding.z, pf.rounding.w,   pf.onset.x,    pf.onset.y,
+                            pf.onset.z,    pf.onset.w,    pf.assumed_slope.x, pf.assumed_slope.y};
+    constexpr double two_pi = 6.283185307179586;
+    std::size_t index = 0;
+    for (int step = steep_first_decade * steep_steps_per_decade; step <= steep_last_decade * steep_steps_per_decade;
+         ++step) {
+        const double len = std::pow(10.0, double(step) / steep_steps_per_decade);
+        for (int d = 0; d < steep_directions; ++d) {
+            // Off the axes, so that neither slope component is zero.
+            const double angle = two_pi * (d + 0.3) / steep_directions;
+            for (std::size_t k = 0; k < 3; ++k, ++index) {
+                const glm::vec2 p = positions[k];
+                const glm::vec3 h(0.5f, float(len * std::cos(angle)), float(len * std::sin(angle)));
+                const float fade = fades[(k + std::size_t(d)) % 3];
+                const std::uint32_t seed = seeds[(k + std::size_t(step + 100)) % 3];
+                std::uint32_t* w = b.add_row(kind_filter, g, index);
+                for (std::size_t i = 0; i < 14; ++i) w[1 + i] = bits_of(params[i]);
+                w[15] = static_cast<std::uint32_t>(pf.octaves);
+                w[16] = bits_of(pf.lacunarity), w[17] = bits_of(pf.gain), w[18] = bits_of(pf.cell_scale);
+                w[19] = bits_of(pf.normalization);
+                w[20] = bits_of(p.x), w[21] = bits_of(p.y), w[22] = bits_of(h.x), w[23] = bits_of(h.y);
+                w[24] = bits_of(h.z), w[25] = bits_of(fade), w[26] = seed;
+                gorge_test::with_hash(b.hash, [&](auto hash) {
+                    using Hash = decltype(hash);
+                    const gorge::erosion_result<float> f = gorge::erosion_filter<Hash>(p, h, fade, pf, seed);
+                    const gorge::erosion_result<double> e =
+                        gorge::erosion_filter<Hash>(glm::dvec2(p), glm::dvec3(h), double(fade), pd, seed);
+                    b.cpu.back() = {f.height_delta, f.slope_delta.x, f.slope_delta.y, f.magnitude, f.ridge_map,
+                                    f.fade_target};
+                    b.reference.back()[0] = e.height_delta;
+                    b.reference.back()[4] = e.ridge_map;
+                    return 0;
+                });
+            }
+        }
     }
 }
 
@@ -532,6 +605,18 @@ void compare(const batch& b, const std::vector<float>& gpu, std::vector<group>& 
             const float gv = got[o.slot];
             const float cv = b.cpu[r][std::size_t(o.slot)];
             ++o.compared;
+            if (o.vs_double) {
+                const double dv = b.reference[r][std::size_t(o.slot)];
+                o.cpu_min = std::min(o.cpu_min, float(dv));
+                o.cpu_max = std::max(o.cpu_max, float(dv));
+                const double err = std::fabs(double(gv) - dv);
+                if (!(err <= o.tolerance)) ++o.mismatches;
+                if (!(err <= o.worst)) {
+                    o.worst = err;
+                    o.worst_line = b.line[r];
+                }
+                continue;
+            }
             o.cpu_min = std::min(o.cpu_min, cv);
             o.cpu_max = std::max(o.cpu_max, cv);
             const double err = o.tolerance < 0 ? (bits_of(gv) == bits_of(cv) ? 0.0 : std::fabs(double(gv) - double(cv)))
@@ -584,6 +669,7 @@ int main(int argc, char** argv) {
             fill_noise_rows(b, groups);
             fill_phacelle_rows(b, groups);
             fill_filter_rows(b, groups);
+            fill_steep_rows(b, groups);
             fill_demo_rows(b, groups);
             // The tile uses gorge's default hash, as examples/demo.cpp and gpu_tile do; the
             // shadertoy variant of the pipeline is covered by demo.csv (and one tile is what keeps
@@ -594,10 +680,11 @@ int main(int argc, char** argv) {
             compare(b, gpu, groups);
         }
 
-        std::printf("\nGPU (gorge.glsl) against the C++ float path on the same inputs:\n");
-        std::printf("  %-34s %-14s %9s %11s %-10s %9s %9s\n", "rows", "output", "compared", "worst", "at", "tolerance",
+        std::printf("\nGPU (gorge.glsl) against the C++ float path (\"vs double\": the C++ double path) on the same inputs:\n");
+        std::printf("  %-34s %-22s %9s %11s %-10s %9s %9s\n", "rows", "output", "compared", "worst", "at", "tolerance",
                     "vs ref");
         double worst_value = 0.0, worst_ridge = 0.0, worst_scaled = 0.0, worst_scaled_share = 0.0;
+        double worst_steep_height = 0.0, worst_steep_ridge = 0.0;
         for (const group& g : groups) {
             for (const output_check& o : g.outputs) {
                 if (o.compared == 0) continue;
@@ -617,7 +704,7 @@ int main(int argc, char** argv) {
                     std::snprintf(at, sizeof at, "line %zu", o.worst_line);
                 char ref[32] = "-";
                 if (g.line_kind[0] == 'l') std::snprintf(ref, sizeof ref, "%.2e", o.worst_reference);
-                std::printf("  %-34s %-14s %9zu %11.3e %-10s %9s %9s%s\n", g.name.c_str(), o.name.c_str(), o.compared,
+                std::printf("  %-34s %-22s %9zu %11.3e %-10s %9s %9s%s\n", g.name.c_str(), o.name.c_str(), o.compared,
                             o.worst, at, tol, ref, o.mismatches ? "   <-- FAIL" : "");
                 if (o.mismatches) {
                     std::printf("    %zu of %zu outside the tolerance\n", o.mismatches, o.compared);
@@ -628,7 +715,10 @@ int main(int argc, char** argv) {
                                 double(o.cpu_min));
                     ok = false;
                 }
-                if (o.tolerance == ridge_tolerance) {
+                if (o.vs_double) {
+                    double& worst = o.tolerance == steep_ridge_tolerance ? worst_steep_ridge : worst_steep_height;
+                    worst = std::max(worst, o.worst);
+                } else if (o.tolerance == ridge_tolerance) {
                     worst_ridge = std::max(worst_ridge, o.worst);
                 } else if (o.tolerance <= value_tolerance) {
                     worst_value = std::max(worst_value, o.worst);
@@ -641,6 +731,9 @@ int main(int argc, char** argv) {
         std::printf("\nworst |GPU - C++ float|: %.3e on the outputs held to 1e-4 (or bit-exact); %.3e on ridge maps;\n"
                     "%.3e on fractal gradients and Hessians (scaled tolerances), at most %.1f%% of its tolerance\n",
                     worst_value, worst_ridge, worst_scaled, 100.0 * worst_scaled_share);
+        std::printf("worst |GPU - C++ double| at |slope| 1e-6..1e12: %.3e on height_delta (tolerance %.0e), %.3e on\n"
+                    "ridge_map (tolerance %.0e)\n",
+                    worst_steep_height, steep_height_tolerance, worst_steep_ridge, steep_ridge_tolerance);
         std::printf("(\"vs ref\" is the GPU's worst error against the double-precision reference, for information)\n");
         std::printf("%s\n", ok ? "PASS" : "FAIL");
         if (leak_probe) {
