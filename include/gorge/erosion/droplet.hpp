@@ -958,9 +958,9 @@ private:
             next = interval;
             return (*callback)(0.0);
         }
-        /// A report if `done` droplets reach the next one due.
+        /// A report if `done` droplets reach the next one due (the one at the end is finish()'s).
         bool report(std::uint64_t done) {
-            if (!*callback || done < next) return true;
+            if (!*callback || done < next || done >= total) return true;
             next = done + interval;
             return (*callback)(double(done) / double(total));
         }
@@ -992,7 +992,7 @@ private:
             const std::uint64_t end = std::min(count, k + detail::droplet_chunk);
             run_range(options.seed, k, end, rect, whole, options, sink);
             k = end;
-            if (k < count && !progress.report(k)) {
+            if (!progress.report(k)) {
                 total.cancelled = true;
                 return total;
             }
