@@ -410,6 +410,8 @@ TEST_CASE("droplet: invalid parameters, maps and options are rejected by name") 
         o.schedule = droplet_schedule::tiled;
         o.rounds = 0;
         CHECK(message_of([&] { gorge::erode_droplets(g, 10, {}, o); }).find("rounds") != std::string::npos);
+        const std::uint64_t too_many = (std::uint64_t(1) << 53) + 1;
+        CHECK(message_of([&] { gorge::erode_droplets(g, too_many); }).find("count of droplets") != std::string::npos);
         gorge::droplet_eroder<float> eroder(g.view(), {});
         CHECK(message_of([&] { eroder.run({15.0f, 3.0f}); }).find("start") != std::string::npos);
         CHECK(message_of([&] { eroder.run({nan, 3.0f}); }).find("start") != std::string::npos);

@@ -451,7 +451,8 @@ public:
     /// `count` droplets (at most 2^53) in the schedule of `options`; see the header comment.
     droplet_stats run_batch(std::uint64_t count, const droplet_options& options = {}) {
         constexpr std::uint64_t max_count = std::uint64_t(1) << 53;
-        if (count > max_count) throw std::invalid_argument("gorge::erode_droplets: droplets must be <= 2^53");
+        if (count > max_count)
+            detail::throw_invalid("gorge::droplet_eroder::run_batch", "count of droplets (must be <= 2^53)");
         options.validate();
         if (options.schedule == droplet_schedule::tiled) return run_tiled(count, options);
         return run_serial(count, options);
