@@ -1010,7 +1010,7 @@ TEST_CASE("droplet: a cancel after k reports stops within the documented bound")
         droplet_schedule schedule;
         int side;
         unsigned threads;
-        std::uint64_t slack;  // droplets allowed past a report that is due, and past the last report
+        std::uint64_t slack;  // droplets allowed past the last report
     };
     // The tiled bound is (threads - 1) x 256 after the callback returns; what the other thread
     // finishes between the caller reading the count and the callback's return (microseconds)
@@ -1037,9 +1037,10 @@ TEST_CASE("droplet: a cancel after k reports stops within the documented bound")
         const auto reported = static_cast<std::uint64_t>(std::llround(seen.back() * double(huge)));
         INFO("reported " << reported << ", ran " << s.droplets);
         CHECK(s.cancelled);
-        CHECK(reported >= interval);
-        CHECK(reported <= std::uint64_t(stop_at - 1) * interval + c.slack);  // bounded, whatever the count
-        if (c.schedule == droplet_schedule::serial) CHECK(reported == std::uint64_t(stop_at - 1) * interval);
+        CHECK(reported >= std::uint64_t(stop_at - 1) * interval);
+        // Bounded, whatever the count: exactly at the multiple when the caller runs every
+        // droplet; with other threads it checks after its own blocks, which timing decides.
+        if (c.slack == 0) CHECK(reported == std::uint64_t(stop_at - 1) * interval);
         CHECK(s.droplets >= reported);
         CHECK(s.droplets <= reported + c.slack);
     }

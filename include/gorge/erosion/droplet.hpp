@@ -190,10 +190,10 @@ struct droplet_options {
     /// Optional progress report and cancellation, called from the calling thread only with the
     /// fraction of droplets done (0..1, non-decreasing):
     ///   - once at the start with 0 (unless there are no droplets);
-    ///   - then whenever min(count / 1000, 16384) droplets, rounded up to a multiple of 256, have
-    ///     finished since the last report (in the tiled schedule the calling thread checks this
-    ///     after each of its blocks of 256 droplets and, while it waits for other threads, at
-    ///     least every millisecond);
+    ///   - then each time the number of finished droplets passes a multiple of the interval
+    ///     min(count / 1000, 16384), rounded up to a multiple of 256 (serially exactly at the
+    ///     multiples; in the tiled schedule the calling thread checks after each of its blocks of
+    ///     256 droplets and, while it waits for other threads, at least every millisecond);
     ///   - a last time with 1 when the run completes.
     /// Return false to cancel: no droplet starts afterwards and no further call comes; droplets
     /// already running finish (the terrain never holds half a droplet): none in the serial
@@ -962,7 +962,7 @@ private:
         /// A report if `done` droplets reach the next one due (the one at the end is finish()'s).
         bool report(std::uint64_t done) {
             if (!*callback || done < next || done >= total) return true;
-            next = done + interval;
+            next = (done / interval + 1) * interval;
             return (*callback)(double(done) / double(total));
         }
         void finish() {
