@@ -172,11 +172,55 @@ struct conversion_runner {
     }
 };
 
+/// value_ops' loads and stores of full and partial batches, against the lanes stored by xsimd.
+template <class B>
+void check_loads_and_stores() {
+    using ops = gorge::detail::value_ops<B>;
+    using S = scalar_of<B>;
+    STATIC_REQUIRE(ops::lanes == B::size);
+    constexpr S untouched = S(-99);
+    std::vector<S> src(B::size + 1);  // one spare element: loads must work at any alignment
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = S(0.5) + S(i);
+    for (std::size_t offset = 0; offset < 2; ++offset) {
+        CHECK(lanes_of(ops::load(src.data() + offset)) ==
+              std::vector<S>(src.begin() + std::ptrdiff_t(offset), src.begin() + std::ptrdiff_t(offset + B::size)));
+        for (std::size_t count = 1; count <= B::size; ++count) {
+            INFO("offset " << offset << " count " << count);
+            const std::vector<S> got = lanes_of(ops::load_partial(src.data() + offset, count));
+            for (std::size_t l = 0; l < B::size; ++l) CHECK(got[l] == src[offset + std::min(l, count - 1)]);
+            std::vector<S> dst(B::size + 1, untouched);
+            ops::store_partial(ops::load(src.data()), dst.data() + offset, count);
+            for (std::size_t i = 0; i < dst.size(); ++i) {
+                const bool written = i >= offset && i < offset + count;
+                CHECK(dst[i] == (written ? src[i - offset] : untouched));
+            }
+        }
+        std::vector<S> dst(B::size + 1, untouched);
+        ops::store(ops::load(src.data()), dst.data() + offset);
+        CHECK(dst[offset == 0 ? B::size : 0] == untouched);
+        CHECK(std::equal(src.begin(), src.begin() + std::ptrdiff_t(B::size), dst.begin() + std::ptrdiff_t(offset)));
+    }
+}
+
+struct load_store_runner {
+    template <class A>
+    void run() {
+        check_loads_and_stores<xsimd::batch<float, A>>();
+        check_loads_and_stores<xsimd::batch<double, A>>();
+    }
+};
+
 }  // namespace
 
 TEST_CASE("simd: hash lanes are bit-identical to the scalar hashes", "[simd]") { for_each_arch(hash_runner{}); }
 
 TEST_CASE("simd: conversions follow the scalar semantics exactly", "[simd]") { for_each_arch(conversion_runner{}); }
+
+TEST_CASE("simd: value_ops loads and stores whole and partial batches", "[simd]") {
+    for_each_arch(load_store_runner{});
+    STATIC_REQUIRE(gorge::simd_lanes<float>() == gorge::simd_float::size);
+    STATIC_REQUIRE(gorge::simd_lanes<double>() == gorge::simd_double::size);
+}
 
 TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
     using B = gorge::simd_float;
@@ -564,3 +608,21 @@ TEST_CASE("simd: without xsimd the batch types are the scalar types", "[simd]") 
 }
 
 #endif
+
+TEST_CASE("value_ops of scalars: one lane, loads and stores one value", "[simd]") {
+    using ops = gorge::detail::value_ops<double>;
+    STATIC_REQUIRE(ops::lanes == 1);
+    STATIC_REQUIRE(gorge::detail::value_ops<float>::lanes == 1);
+    const double src[2] = {1.25, -7.5};
+    double dst[2] = {0.0, 0.0};
+    CHECK(ops::load(src + 1) == -7.5);
+    CHECK(ops::load_partial(src, 1) == 1.25);
+    ops::store(3.5, dst);
+    ops::store_partial(4.5, dst + 1, 1);
+    CHECK(dst[0] == 3.5);
+    CHECK(dst[1] == 4.5);
+    // The int32 saturation bound is the largest float below 2^31, exact in float and double.
+    CHECK(double(float(gorge::detail::int32_saturation_bound)) == gorge::detail::int32_saturation_bound);
+    CHECK(std::nextafter(float(gorge::detail::int32_saturation_bound), 3e9f) == 2147483648.0f);
+    CHECK(ops::to_int(3e9) == std::int32_t(gorge::detail::int32_saturation_bound));
+}

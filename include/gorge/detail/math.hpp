@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -25,14 +26,22 @@
 namespace gorge {
 namespace detail {
 
-/// Operations on one value type. Specialised for float and double here and for xsimd batches in
-/// gorge/simd/simd.hpp. Members (scalar names mirror the batch names):
+/// Largest value below 2^31 that is exact in float and double (2^31 - 2^7, the largest float
+/// below 2^31): the upper saturation bound of value_ops::to_int, for scalars and batches alike.
+constexpr double int32_saturation_bound = 2147483520.0;
+
+/// Operations on one value type: the only place where gorge code meets a value type's own API
+/// (std:: for scalars, xsimd for batches). Specialised for float and double here and for xsimd
+/// batches in gorge/simd/simd.hpp. Members (scalar names mirror the batch names):
 ///   value_type, scalar_type (one lane), mask_type (result of a comparison), int_type /
 ///   uint_type (32-bit integer lanes), float_type (32-bit float lanes, for the float-only
-///   shadertoy hash);
+///   shadertoy hash), lanes (number of scalar_type values in one value_type; 1 for scalars);
 ///   floor, abs, sqrt, exp, sin, cos, pow, min, max, select(mask, a, b), any(mask);
 ///   to_int (floored value to int32, saturating), to_uint / to_int_bits (two's-complement
-///   reinterpretation), int_to_float32, from_uint (exact below 2^24), to_float32 / from_float32.
+///   reinterpretation), int_to_float32, from_uint (exact below 2^24), to_float32 / from_float32;
+///   load(src) / store(v, dst): all lanes from / to `lanes` consecutive scalars (any alignment),
+///   load_partial(src, count) / store_partial(v, dst, count): the first count (1..lanes) lanes,
+///   the lanes past count loaded as copies of src[count - 1].
 template <class T, class Enable = void>
 struct value_ops;
 
@@ -44,6 +53,7 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     using int_type = std::int32_t;
     using uint_type = std::uint32_t;
     using float_type = float;
+    static constexpr std::size_t lanes = 1;
 
     static T floor(T x) { return std::floor(x); }
     static T abs(T x) { return std::fabs(x); }
@@ -63,7 +73,7 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     /// behave the same way for NaN).
     static int_type to_int(T x) {
         constexpr T lo = T(std::numeric_limits<std::int32_t>::min());
-        constexpr T hi = T(2147483520.0);  // largest float below 2^31, exact in float and double
+        constexpr T hi = T(int32_saturation_bound);
         if (!(x >= lo)) return std::numeric_limits<std::int32_t>::min();  // also catches NaN
         return static_cast<int_type>(x <= hi ? x : hi);
     }
@@ -74,6 +84,11 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     static T from_uint(uint_type u) { return static_cast<T>(u); }
     static float_type to_float32(T x) { return static_cast<float>(x); }
     static T from_float32(float_type x) { return static_cast<T>(x); }
+
+    static T load(const T* src) { return *src; }
+    static void store(T v, T* dst) { *dst = v; }
+    static T load_partial(const T* src, std::size_t /*count, always 1*/) { return *src; }
+    static void store_partial(T v, T* dst, std::size_t /*count, always 1*/) { *dst = v; }
 };
 
 template <class T> using scalar_t = typename value_ops<T>::scalar_type;

@@ -109,15 +109,22 @@ constexpr float exp_c2 = 4.1665795894e-2f;
 constexpr float exp_c3 = 8.3334519073e-3f;
 constexpr float exp_c4 = 1.3981999507e-3f;
 constexpr float exp_c5 = 1.9875691500e-4f;
+/// exp(x) overflows above this and is below the smallest normal float below exp_underflow.
+constexpr float exp_overflow = 88.72283f;
+constexpr float exp_underflow = -87.33654f;
 
-/// exp(x) for x <= 0, clamped below at exp_min_argument (where exp is already < 2e-38). No
-/// overflow or special-case handling beyond that: NaN stays NaN, +x is outside the contract.
+/// exp(x) = p 2^k, split by the Cody-Waite range reduction shared by exp_nonpositive and exp_any:
+/// k = round(x / ln 2), p = exp(x - k ln 2) from the Cephes polynomial (p in [sqrt(1/2), sqrt(2)]).
 template <class A>
-GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x_in) {
+struct exp_reduced {
+    xsimd::batch<float, A> p;
+    xsimd::batch<std::int32_t, A> k;
+};
+/// The reduction of x in [exp_underflow, exp_overflow] (so |k| <= 128); NaN stays NaN in p.
+template <class A>
+GORGE_FORCEINLINE exp_reduced<A> exp_reduce(const xsimd::batch<float, A>& x) {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
-    // max(bound, x) returns x when x is NaN (x86 maxps returns its second operand then).
-    const F x = xsimd::max(F(exp_min_argument), x_in);
     const F shifted = x * F(log2e) + F(round_magic);
     const F kf = shifted - F(round_magic);
     const I k = xsimd::bitwise_cast<I>(shifted) - xsimd::bitwise_cast<I>(F(round_magic));
@@ -126,9 +133,24 @@ GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<floa
     const F p =
         F(1) + r +
         z * (F(exp_c0) + r * (F(exp_c1) + r * (F(exp_c2) + r * (F(exp_c3) + r * (F(exp_c4) + r * F(exp_c5))))));
-    // 2^k for k in [-126, 0]: the exponent field alone.
-    const F scale = xsimd::bitwise_cast<F>((k + I(float_exponent_bias)) << float_mantissa_bits);
-    return p * scale;
+    return {p, k};
+}
+
+/// 2^k as a float, for k in [-126, 127]: the exponent field alone.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> exp2_int(const xsimd::batch<std::int32_t, A>& k) {
+    using I = xsimd::batch<std::int32_t, A>;
+    return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + I(float_exponent_bias)) << float_mantissa_bits);
+}
+
+/// exp(x) for x <= 0, clamped below at exp_min_argument (where exp is already < 2e-38). No
+/// overflow or special-case handling beyond that: NaN stays NaN, +x is outside the contract.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x_in) {
+    using F = xsimd::batch<float, A>;
+    // max(bound, x) returns x when x is NaN (x86 maxps returns its second operand then).
+    const exp_reduced<A> e = exp_reduce(xsimd::max(F(exp_min_argument), x_in));
+    return e.p * exp2_int(e.k);  // k in [-126, 0]
 }
 
 // Cephes logf: log(1 + f) = f - f^2/2 + f^3 P(f) for m = 1 + f in [sqrt(1/2), sqrt(2)).
@@ -144,9 +166,6 @@ constexpr float log_c8 = 3.3333331174e-1f;
 constexpr float sqrt_half = 0.707106781186547524f;
 constexpr std::uint32_t float_mantissa_mask = 0x007fffffu;
 constexpr std::uint32_t float_exponent_of_half = 0x3f000000u;  // bits of 0.5f
-/// exp(x) overflows above this and is below the smallest normal float below exp_underflow.
-constexpr float exp_overflow = 88.72283f;
-constexpr float exp_underflow = -87.33654f;
 
 /// log(x) for positive, finite, normal x (no special-case handling; pow() routes the rest away).
 template <class A>
@@ -179,19 +198,10 @@ GORGE_FORCEINLINE xsimd::batch<float, A> exp_any(const xsimd::batch<float, A>& x
     using I = xsimd::batch<std::int32_t, A>;
     const F x = xsimd::select(x_in > F(exp_overflow), F(exp_overflow),
                               xsimd::select(x_in < F(exp_underflow), F(exp_underflow), x_in));
-    const F shifted = x * F(log2e) + F(round_magic);
-    const F kf = shifted - F(round_magic);
-    const I k = xsimd::bitwise_cast<I>(shifted) - xsimd::bitwise_cast<I>(F(round_magic));
-    const F r = (x - kf * F(ln2_hi)) - kf * F(ln2_lo);
-    const F z = r * r;
-    const F p =
-        F(1) + r +
-        z * (F(exp_c0) + r * (F(exp_c1) + r * (F(exp_c2) + r * (F(exp_c3) + r * (F(exp_c4) + r * F(exp_c5))))));
+    const exp_reduced<A> e = exp_reduce(x);
     // 2^k for k in [-126, 128], as two factors that both stay in the normal range.
-    const I k1 = k >> 1;
-    const F s1 = xsimd::bitwise_cast<F>((k1 + I(float_exponent_bias)) << float_mantissa_bits);
-    const F s2 = xsimd::bitwise_cast<F>((k - k1 + I(float_exponent_bias)) << float_mantissa_bits);
-    const F result = p * s1 * s2;
+    const I k1 = e.k >> 1;
+    const F result = e.p * exp2_int(k1) * exp2_int(e.k - k1);
     return xsimd::select(x_in > F(exp_overflow), F(std::numeric_limits<float>::infinity()),
                          xsimd::select(x_in < F(exp_underflow), F(0.0f), result));
 }

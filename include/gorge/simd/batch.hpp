@@ -6,13 +6,15 @@
 // goes through the very same batch kernel, so a point's result never depends on n, on its index
 // or on the other points (there is no separate scalar tail with a different formula).
 //
-//   simd_batch_t<S>                    the batch type used for scalar type S (float or double)
+//   simd_batch_t<S>, simd_lanes<S>()  the batch type used for scalar type S (float or double) and
+//                                     its lane count (gorge/simd/simd.hpp)
 //   load_lanes / store_lanes          partial loads (padded) and stores of one batch
 //   for_each_batch(x, y, n, f)        calls f(first, count, glm::vec<2, simd_batch_t<S>> p)
 //   erosion_filter_points<Hash>(...)  the erosion filter over SoA inputs into SoA outputs
 //
 // Without xsimd (GORGE_HAS_XSIMD == 0) the batch type is S itself and everything still works,
-// one point at a time, with the same results as the scalar kernels.
+// one point at a time, with the same results as the scalar kernels. Loads and stores go through
+// detail::value_ops like every other operation on a batch, so this header never calls xsimd.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -27,45 +29,20 @@
 
 namespace gorge {
 
-/// The SIMD batch gorge uses for scalar type S: simd_float for float, simd_double for double.
-template <class S>
-using simd_batch_t = std::conditional_t<std::is_same<S, float>::value, simd_float, simd_double>;
-
 /// Loads `count` (1..lanes) values from src into a batch; lanes past count repeat src[count - 1].
 template <class S>
 GORGE_FORCEINLINE simd_batch_t<S> load_lanes(const S* src, std::size_t count) {
-    constexpr std::size_t lanes = simd_lanes<S>();
-    GORGE_ASSERT(count >= 1 && count <= lanes, "gorge::load_lanes: count out of range");
-#if GORGE_HAS_XSIMD
-    if (count == lanes) return simd_batch_t<S>::load_unaligned(src);
-    alignas(simd_batch_t<S>::arch_type::alignment()) S buf[lanes];
-    for (std::size_t i = 0; i < lanes; ++i) buf[i] = src[i < count ? i : count - 1];
-    return simd_batch_t<S>::load_aligned(buf);
-#else
-    (void)count;
-    static_assert(lanes == 1, "gorge: scalar batches have one lane");
-    return *src;
-#endif
+    using ops = detail::value_ops<simd_batch_t<S>>;
+    GORGE_ASSERT(count >= 1 && count <= ops::lanes, "gorge::load_lanes: count out of range");
+    return ops::load_partial(src, count);
 }
 
 /// Stores the first `count` (1..lanes) lanes of v to dst.
 template <class S>
 GORGE_FORCEINLINE void store_lanes(const simd_batch_t<S>& v, S* dst, std::size_t count) {
-    constexpr std::size_t lanes = simd_lanes<S>();
-    GORGE_ASSERT(count >= 1 && count <= lanes, "gorge::store_lanes: count out of range");
-#if GORGE_HAS_XSIMD
-    if (count == lanes) {
-        v.store_unaligned(dst);
-        return;
-    }
-    alignas(simd_batch_t<S>::arch_type::alignment()) S buf[lanes];
-    v.store_aligned(buf);
-    for (std::size_t i = 0; i < count; ++i) dst[i] = buf[i];
-#else
-    (void)count;
-    static_assert(lanes == 1, "gorge: scalar batches have one lane");
-    *dst = v;
-#endif
+    using ops = detail::value_ops<simd_batch_t<S>>;
+    GORGE_ASSERT(count >= 1 && count <= ops::lanes, "gorge::store_lanes: count out of range");
+    ops::store_partial(v, dst, count);
 }
 
 /// Calls f(first, count, p) for consecutive batches of the points (x[i], y[i]), i < n: p holds

@@ -88,15 +88,20 @@ using simd_double = xsimd::batch<double>;
 
 namespace detail {
 
-/// Largest value below 2^31 that is exact in float and double: the saturation bound of to_int.
-constexpr double int32_saturation_bound = 2147483520.0;
-
-/// The maths members of value_ops that float and double batches share (lane conversions differ
-/// and stay in each specialisation). sin, cos and pow come from simd_math, whose routines treat
-/// every lane alike.
+/// The members of value_ops that float and double batches share: the types, the maths (sin, cos
+/// and pow from simd_math, whose routines treat every lane alike), the conversions between the
+/// 32-bit lanes, the range clamp of to_int, and the loads and stores. The conversions between
+/// the value lanes and the 32-bit lanes differ and stay in each specialisation.
 template <class T>
-struct batch_math_ops {
+struct batch_ops_base {
+    using value_type = T;
+    using scalar_type = typename T::value_type;
     using mask_type = typename T::batch_bool_type;
+    using arch_type = typename T::arch_type;
+    using int_type = xsimd::batch<std::int32_t, arch_type>;
+    using uint_type = xsimd::batch<std::uint32_t, arch_type>;
+    using float_type = xsimd::batch<float, arch_type>;
+    static constexpr std::size_t lanes = T::size;
 
     static T floor(const T& x) { return xsimd::floor(x); }
     static T abs(const T& x) { return xsimd::abs(x); }
@@ -119,32 +124,66 @@ struct batch_math_ops {
     static bool any(const mask_type& c) { return xsimd::any(c); }
     /// sin and cos from one shared range reduction (see detail::sincos).
     static void sincos(const T& x, T& s, T& c) { simd_math::sincos(x, s, c); }
+
+    static uint_type to_uint(const int_type& i) { return xsimd::bitwise_cast<uint_type>(i); }
+    static int_type to_int_bits(const uint_type& u) { return xsimd::bitwise_cast<int_type>(u); }
+    static float_type int_to_float32(const int_type& i) { return xsimd::batch_cast<float>(i); }
+
+    /// x clamped to [INT32_MIN, int32_saturation_bound], NaN lanes to INT32_MIN: every lane is
+    /// then in range of the int32 conversion, which gives the scalar to_int semantics.
+    static T clamp_to_int32(const T& x) {
+        const T lo = T(scalar_type(std::numeric_limits<std::int32_t>::min()));
+        const T hi = T(scalar_type(int32_saturation_bound));
+        return xsimd::select(x >= lo, batch_ops_base::min(x, hi), lo);  // NaN fails x >= lo
+    }
+
+    static GORGE_FORCEINLINE T load(const scalar_type* src) { return T::load_unaligned(src); }
+    static GORGE_FORCEINLINE void store(const T& v, scalar_type* dst) { v.store_unaligned(dst); }
+    static GORGE_FORCEINLINE T load_partial(const scalar_type* src, std::size_t count) {
+        if (count == lanes) return load(src);
+        alignas(arch_type::alignment()) scalar_type buf[lanes];
+        for (std::size_t i = 0; i < lanes; ++i) buf[i] = src[i < count ? i : count - 1];
+        return T::load_aligned(buf);
+    }
+    static GORGE_FORCEINLINE void store_partial(const T& v, scalar_type* dst, std::size_t count) {
+        if (count == lanes) {
+            store(v, dst);
+            return;
+        }
+        alignas(arch_type::alignment()) scalar_type buf[lanes];
+        v.store_aligned(buf);
+        for (std::size_t i = 0; i < count; ++i) dst[i] = buf[i];
+    }
 };
+
+/// The first Count lanes of `from`, each converted with static_cast, as a batch To whose other
+/// lanes are zero. Goes through memory: for the conversions between double batches and their
+/// half-used 32-bit batches, whose lane layouts differ.
+template <class To, std::size_t Count, class From>
+To convert_lanes(const From& from) {
+    static_assert(Count <= From::size && Count <= To::size, "gorge: convert_lanes past the last lane");
+    using from_scalar = typename From::value_type;
+    using to_scalar = typename To::value_type;
+    alignas(From::arch_type::alignment()) from_scalar in[From::size];
+    alignas(To::arch_type::alignment()) to_scalar out[To::size] = {};
+    from.store_aligned(in);
+    for (std::size_t i = 0; i < Count; ++i) out[i] = static_cast<to_scalar>(in[i]);
+    return To::load_aligned(out);
+}
 
 /// value_ops for float batches: 32-bit integer lanes map one to one onto the float lanes.
 template <class A>
-struct value_ops<xsimd::batch<float, A>, void> : batch_math_ops<xsimd::batch<float, A>> {
-    using value_type = xsimd::batch<float, A>;
-    using scalar_type = float;
-    using mask_type = xsimd::batch_bool<float, A>;
-    using int_type = xsimd::batch<std::int32_t, A>;
-    using uint_type = xsimd::batch<std::uint32_t, A>;
-    using float_type = value_type;
-    using T = value_type;
+struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<float, A>> {
+    using T = xsimd::batch<float, A>;
+    using typename batch_ops_base<T>::int_type;
+    using typename batch_ops_base<T>::uint_type;
+    using typename batch_ops_base<T>::float_type;
 
     /// exp(x) for x <= 0 (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
 
-    /// Same semantics as the scalar to_int: saturates to [INT32_MIN, 2147483520], NaN -> INT32_MIN.
-    static int_type to_int(const T& x) {
-        const T lo = T(float(std::numeric_limits<std::int32_t>::min()));
-        const T hi = T(float(int32_saturation_bound));
-        const T clamped = xsimd::select(x >= lo, value_ops::min(x, hi), lo);  // NaN fails x >= lo
-        return xsimd::batch_cast<std::int32_t>(clamped);
-    }
-    static uint_type to_uint(const int_type& i) { return xsimd::bitwise_cast<uint_type>(i); }
-    static int_type to_int_bits(const uint_type& u) { return xsimd::bitwise_cast<int_type>(u); }
-    static float_type int_to_float32(const int_type& i) { return xsimd::batch_cast<float>(i); }
+    /// Same semantics as the scalar to_int: saturates to [INT32_MIN, int32_saturation_bound], NaN -> INT32_MIN.
+    static int_type to_int(const T& x) { return xsimd::batch_cast<std::int32_t>(value_ops::clamp_to_int32(x)); }
     static T from_uint(const uint_type& u) { return xsimd::batch_cast<float>(u); }
     static float_type to_float32(const T& x) { return x; }
     static T from_float32(const float_type& x) { return x; }
@@ -153,52 +192,18 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_math_ops<xsimd::batch<flo
 /// value_ops for double batches. Integer and float32 lanes are the low half of full-width 32-bit
 /// batches of the same architecture (see the header comment); the upper lanes are zero.
 template <class A>
-struct value_ops<xsimd::batch<double, A>, void> : batch_math_ops<xsimd::batch<double, A>> {
-    using value_type = xsimd::batch<double, A>;
-    using scalar_type = double;
-    using mask_type = xsimd::batch_bool<double, A>;
-    using int_type = xsimd::batch<std::int32_t, A>;
-    using uint_type = xsimd::batch<std::uint32_t, A>;
-    using float_type = xsimd::batch<float, A>;
-    using T = value_type;
-    static constexpr std::size_t lanes = T::size;
-    static constexpr std::size_t lanes32 = uint_type::size;
-    static_assert(lanes32 == 2 * lanes, "gorge: unexpected xsimd register layout");
+struct value_ops<xsimd::batch<double, A>, void> : batch_ops_base<xsimd::batch<double, A>> {
+    using T = xsimd::batch<double, A>;
+    using typename batch_ops_base<T>::int_type;
+    using typename batch_ops_base<T>::uint_type;
+    using typename batch_ops_base<T>::float_type;
+    static_assert(uint_type::size == 2 * T::size, "gorge: unexpected xsimd register layout");
 
-    static int_type to_int(const T& x) {
-        const T lo = T(double(std::numeric_limits<std::int32_t>::min()));
-        const T hi = T(int32_saturation_bound);
-        const T clamped = xsimd::select(x >= lo, value_ops::min(x, hi), lo);  // NaN fails x >= lo
-        alignas(A::alignment()) double in[lanes];
-        alignas(A::alignment()) std::int32_t out[lanes32] = {};
-        clamped.store_aligned(in);
-        for (std::size_t i = 0; i < lanes; ++i) out[i] = static_cast<std::int32_t>(in[i]);  // in range
-        return int_type::load_aligned(out);
-    }
-    static uint_type to_uint(const int_type& i) { return xsimd::bitwise_cast<uint_type>(i); }
-    static int_type to_int_bits(const uint_type& u) { return xsimd::bitwise_cast<int_type>(u); }
-    static float_type int_to_float32(const int_type& i) { return xsimd::batch_cast<float>(i); }
-    static T from_uint(const uint_type& u) {
-        alignas(A::alignment()) std::uint32_t in[lanes32];
-        alignas(A::alignment()) double out[lanes];
-        u.store_aligned(in);
-        for (std::size_t i = 0; i < lanes; ++i) out[i] = static_cast<double>(in[i]);
-        return T::load_aligned(out);
-    }
-    static float_type to_float32(const T& x) {
-        alignas(A::alignment()) double in[lanes];
-        alignas(A::alignment()) float out[lanes32] = {};
-        x.store_aligned(in);
-        for (std::size_t i = 0; i < lanes; ++i) out[i] = static_cast<float>(in[i]);
-        return float_type::load_aligned(out);
-    }
-    static T from_float32(const float_type& x) {
-        alignas(A::alignment()) float in[lanes32];
-        alignas(A::alignment()) double out[lanes];
-        x.store_aligned(in);
-        for (std::size_t i = 0; i < lanes; ++i) out[i] = static_cast<double>(in[i]);
-        return T::load_aligned(out);
-    }
+    /// Same semantics as the scalar to_int (the clamped lanes convert exactly).
+    static int_type to_int(const T& x) { return convert_lanes<int_type, T::size>(value_ops::clamp_to_int32(x)); }
+    static T from_uint(const uint_type& u) { return convert_lanes<T, T::size>(u); }
+    static float_type to_float32(const T& x) { return convert_lanes<float_type, T::size>(x); }
+    static T from_float32(const float_type& x) { return convert_lanes<T, T::size>(x); }
 };
 
 }  // namespace detail
@@ -215,13 +220,13 @@ using simd_double = double;
 #endif
 
 namespace gorge {
-/// Number of points in one simd_float / simd_double (1 without xsimd).
+/// The SIMD batch gorge uses for scalar type S: simd_float for float, simd_double for double.
+template <class S>
+using simd_batch_t = std::conditional_t<std::is_same<S, float>::value, simd_float, simd_double>;
+
+/// Number of points in one simd_batch_t<S> (1 without xsimd).
 template <class S>
 constexpr std::size_t simd_lanes() {
-#if GORGE_HAS_XSIMD
-    return std::is_same<S, float>::value ? simd_float::size : simd_double::size;
-#else
-    return 1;
-#endif
+    return detail::value_ops<simd_batch_t<S>>::lanes;
 }
 }  // namespace gorge
