@@ -6,6 +6,8 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <gorge/noise/fractal.hpp>
 #include <gorge/noise/field.hpp>
@@ -218,4 +220,76 @@ TEST_CASE("combinator parameters are validated by name", "[field][validation]") 
     gorge::damped_fbm_params<double> dp;
     dp.damping = NAN;
     expect_throw_naming([&] { (void)gorge::damped_fbm_field<double>(dp); }, "damping");
+}
+
+namespace {
+
+/// f (a field or a lambda of a dvec2) at a few points, exact values.
+template <class F>
+std::vector<glm::dvec3> samples_of(const F& f) {
+    std::vector<glm::dvec3> out;
+    for (int i = 0; i < 16; ++i) out.push_back(f(glm::dvec2(-3.7 + 0.61 * i, 2.9 - 0.43 * i)));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the four fractal fields are fractal_field of their kind", "[field][fractal_field]") {
+    using gorge::fractal_field;
+    using gorge::fractal_kind;
+    using simplex = gorge::simplex_basis<>;
+    STATIC_REQUIRE(std::is_base_of<fractal_field<fractal_kind::sum, float>, gorge::fractal_sum_field<float>>::value);
+    STATIC_REQUIRE(std::is_base_of<fractal_field<fractal_kind::billow, double, simplex>,
+                                   gorge::billow_field<double, simplex>>::value);
+    STATIC_REQUIRE(std::is_base_of<fractal_field<fractal_kind::ridged, double>, gorge::ridged_field<double>>::value);
+    STATIC_REQUIRE(std::is_base_of<fractal_field<fractal_kind::damped, float>, gorge::damped_fbm_field<float>>::value);
+    STATIC_REQUIRE(std::is_same<fractal_field<fractal_kind::ridged, float>::params_type, gorge::ridged_params<float>>::value);
+    STATIC_REQUIRE(std::is_same<fractal_field<fractal_kind::damped, double>::params_type,
+                                gorge::damped_fbm_params<double>>::value);
+
+    // Each evaluates exactly its fractal function, with its seed.
+    const gorge::fbm_params<double> fp = small_fbm(1.1);
+    const gorge::ridged_params<double> rp{};
+    const gorge::damped_fbm_params<double> dp{};
+    CHECK(samples_of(gorge::fractal_sum_field<double, simplex>(fp, 9u)) ==
+          samples_of([&](glm::dvec2 p) { return gorge::fractal_sum<simplex>(p, fp, 9u); }));
+    CHECK(samples_of(gorge::billow_field<double>(fp, 9u)) ==
+          samples_of([&](glm::dvec2 p) { return gorge::billow(p, fp, 9u); }));
+    CHECK(samples_of(gorge::ridged_field<double>(rp, 9u)) ==
+          samples_of([&](glm::dvec2 p) { return gorge::ridged(p, rp, 9u); }));
+    CHECK(samples_of(gorge::damped_fbm_field<double>(dp, 9u)) ==
+          samples_of([&](glm::dvec2 p) { return gorge::damped_fbm(p, dp, 9u); }));
+    CHECK(samples_of(fractal_field<fractal_kind::billow, double>(fp, 9u)) ==
+          samples_of(gorge::billow_field<double>(fp, 9u)));
+    // Seed 0 by default, and the seed matters.
+    CHECK(samples_of(gorge::ridged_field<double>(rp)) == samples_of(gorge::ridged_field<double>(rp, 0u)));
+    CHECK(samples_of(gorge::ridged_field<double>(rp, 1u)) != samples_of(gorge::ridged_field<double>(rp, 0u)));
+}
+
+TEST_CASE("fractal fields deduce their scalar type from the parameters", "[field][fractal_field]") {
+    const gorge::fractal_sum_field a(gorge::fbm_params<float>{2, 6, 2, 0.5f}, 3u);
+    const gorge::billow_field b(gorge::fbm_params<double>{});
+    const gorge::ridged_field c(gorge::ridged_params<float>{}, 1u);
+    const gorge::damped_fbm_field d(gorge::damped_fbm_params<double>{});
+    STATIC_REQUIRE(std::is_same<decltype(a), const gorge::fractal_sum_field<float>>::value);
+    STATIC_REQUIRE(std::is_same<decltype(b), const gorge::billow_field<double>>::value);
+    STATIC_REQUIRE(std::is_same<decltype(c), const gorge::ridged_field<float>>::value);
+    STATIC_REQUIRE(std::is_same<decltype(d), const gorge::damped_fbm_field<double>>::value);
+    CHECK(a.seed == 3u);
+    CHECK(b.seed == 0u);
+    CHECK(c.params.octaves == gorge::ridged_params<float>{}.octaves);
+    CHECK(std::isfinite(d(glm::dvec2(0.3, 0.4)).x));
+}
+
+TEST_CASE("warp_params reports through the common invalid_parameter rule", "[field][validation]") {
+    gorge::warp_params<double> wp;
+    CHECK(wp.first_invalid() == nullptr);
+    wp.iterations = gorge::warp_params<double>::max_iterations;
+    CHECK(wp.first_invalid() == nullptr);
+    wp.iterations = gorge::warp_params<double>::max_iterations + 1;
+    const gorge::invalid_parameter bad = wp.first_invalid();
+    CHECK(bad != nullptr);
+    CHECK(bad.to_string() == "iterations (must be in 0..16)");
+    CHECK(gorge_test::invalid_argument_message([&] { wp.validate(); }) ==
+          "gorge::warp_params: invalid iterations (must be in 0..16)");
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <type_traits>
 
 #include <gorge/noise/fractal.hpp>
 #include <gorge/noise/field.hpp>
@@ -219,4 +220,50 @@ TEST_CASE("base noises agree in float and double", "[noise][bases][types]") {
         worst = std::max(worst, std::fabs(double(f2.dxy) - d2.dxy) / 100.0);
     }
     CHECK(worst < 1e-4);
+}
+
+namespace {
+
+/// Checks that Basis evaluates exactly value(q, seed) and value_d2(q, seed) of its noise.
+template <class Basis, class T, class Noise, class NoiseD2>
+void check_basis_forwards(Noise noise, NoiseD2 noise_d2) {
+    STATIC_REQUIRE(Basis::bound == 1.0);
+    for (int i = 0; i < 64; ++i) {
+        const glm::vec<2, T> q(T(-7.3 + 0.37 * i), T(5.1 - 0.29 * i));
+        const std::uint32_t seed = std::uint32_t(i) * 2654435761u;
+        CHECK(Basis::template eval<T>(q, seed) == noise(q, seed));
+        const gorge::noise_d2<T> got = Basis::template eval_d2<T>(q, seed), want = noise_d2(q, seed);
+        CHECK(got.value == want.value);
+        CHECK(got.gradient == want.gradient);
+        CHECK(got.dxx == want.dxx);
+        CHECK(got.dxy == want.dxy);
+        CHECK(got.dyy == want.dyy);
+    }
+}
+
+template <class Hash, class T>
+void check_shipped_bases() {
+    using V2 = glm::vec<2, T>;
+    check_basis_forwards<gorge::gradient_basis<Hash>, T>(
+        [](V2 q, std::uint32_t s) { return gorge::gradient_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::gradient_noise_d2<Hash>(q, s); });
+    check_basis_forwards<gorge::value_basis<Hash>, T>(
+        [](V2 q, std::uint32_t s) { return gorge::value_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::value_noise_d2<Hash>(q, s); });
+    check_basis_forwards<gorge::simplex_basis<Hash>, T>(
+        [](V2 q, std::uint32_t s) { return gorge::simplex_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::simplex_noise_d2<Hash>(q, s); });
+}
+
+}  // namespace
+
+TEST_CASE("the three bases are noise_basis of their noise", "[noise][bases]") {
+    using gorge::noise_basis;
+    STATIC_REQUIRE(std::is_same<gorge::gradient_basis<>, noise_basis<gorge::detail::gradient_noise_forms>>::value);
+    STATIC_REQUIRE(std::is_same<gorge::value_basis<gorge::shadertoy_hash>,
+                                noise_basis<gorge::detail::value_noise_forms, gorge::shadertoy_hash>>::value);
+    STATIC_REQUIRE(std::is_same<gorge::simplex_basis<>, noise_basis<gorge::detail::simplex_noise_forms>>::value);
+    check_shipped_bases<gorge::pcg3d_hash, double>();
+    check_shipped_bases<gorge::pcg3d_hash, float>();
+    check_shipped_bases<gorge::shadertoy_hash, float>();
 }

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "../detail/math.hpp"
+#include "../detail/validate.hpp"
 #include "fractal.hpp"
 #include "gradient_noise.hpp"
 
@@ -31,55 +32,72 @@ namespace gorge {
 
 // ---- noise fields ------------------------------------------------------------------------------
 
-/// fractal_sum() as a field (fBm of a basis, per-octave seeds). Constructing validates params.
-template <class S, class Basis = gradient_basis<>>
-struct fractal_sum_field {
-    fbm_params<S> params;
-    std::uint32_t seed;
-    explicit fractal_sum_field(const fbm_params<S>& p, std::uint32_t s = 0) : params(p), seed(s) { p.validate(); }
+/// The fractals of gorge/noise/fractal.hpp that fractal_field evaluates.
+enum class fractal_kind {
+    sum,     ///< fractal_sum(), parameters fbm_params
+    billow,  ///< billow(), parameters fbm_params
+    ridged,  ///< ridged(), parameters ridged_params
+    damped,  ///< damped_fbm(), parameters damped_fbm_params
+};
+
+namespace detail {
+/// The parameter struct of fractal Kind in scalar type S.
+template <fractal_kind Kind, class S> struct fractal_params_of { using type = fbm_params<S>; };
+template <class S> struct fractal_params_of<fractal_kind::ridged, S> { using type = ridged_params<S>; };
+template <class S> struct fractal_params_of<fractal_kind::damped, S> { using type = damped_fbm_params<S>; };
+}  // namespace detail
+
+/// A fractal of gorge/noise/fractal.hpp as a field: the fractal Kind of the basis Basis, with
+/// parameters in scalar type S and one seed. Constructing validates params (std::invalid_argument
+/// naming the bad parameter). Usually spelled by one of the four names below.
+template <fractal_kind Kind, class S, class Basis = gradient_basis<>>
+struct fractal_field {
+    using params_type = typename detail::fractal_params_of<Kind, S>::type;
+    params_type params;  ///< the fractal's parameters, valid (checked by the constructor)
+    std::uint32_t seed;  ///< seed of the fractal; octave o uses derive_seed(seed, o) (default 0)
+
+    explicit fractal_field(const params_type& p, std::uint32_t s = 0) : params(p), seed(s) { p.validate(); }
+
     template <class T>
     GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
-        return fractal_sum<Basis>(p, params, seed);
+        if constexpr (Kind == fractal_kind::sum) return fractal_sum<Basis>(p, params, seed);
+        else if constexpr (Kind == fractal_kind::billow) return billow<Basis>(p, params, seed);
+        else if constexpr (Kind == fractal_kind::ridged) return ridged<Basis>(p, params, seed);
+        else return damped_fbm<Basis>(p, params, seed);
     }
 };
 
-/// billow() as a field. Constructing validates params.
-template <class S, class Basis = gradient_basis<>>
-struct billow_field {
-    fbm_params<S> params;
-    std::uint32_t seed;
-    explicit billow_field(const fbm_params<S>& p, std::uint32_t s = 0) : params(p), seed(s) { p.validate(); }
-    template <class T>
-    GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
-        return billow<Basis>(p, params, seed);
-    }
-};
+// The four fractal fields by name: fractal_sum_field<S, Basis>(params, seed) and so on. Each name
+// is fractal_field of one kind, a class rather than an alias template only so that C++17 can
+// deduce S from the parameters (`fractal_sum_field terrain(fbm_params<float>{...}, seed)`).
 
-/// ridged() as a field. Constructing validates params.
+/// fractal_sum() as a field (fBm of a basis, per-octave seeds).
 template <class S, class Basis = gradient_basis<>>
-struct ridged_field {
-    ridged_params<S> params;
-    std::uint32_t seed;
-    explicit ridged_field(const ridged_params<S>& p, std::uint32_t s = 0) : params(p), seed(s) { p.validate(); }
-    template <class T>
-    GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
-        return ridged<Basis>(p, params, seed);
-    }
+struct fractal_sum_field : fractal_field<fractal_kind::sum, S, Basis> {
+    using fractal_field<fractal_kind::sum, S, Basis>::fractal_field;
 };
+template <class S> fractal_sum_field(const fbm_params<S>&, std::uint32_t = 0) -> fractal_sum_field<S>;
 
-/// damped_fbm() as a field. Constructing validates params.
+/// billow() as a field.
 template <class S, class Basis = gradient_basis<>>
-struct damped_fbm_field {
-    damped_fbm_params<S> params;
-    std::uint32_t seed;
-    explicit damped_fbm_field(const damped_fbm_params<S>& p, std::uint32_t s = 0) : params(p), seed(s) {
-        p.validate();
-    }
-    template <class T>
-    GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
-        return damped_fbm<Basis>(p, params, seed);
-    }
+struct billow_field : fractal_field<fractal_kind::billow, S, Basis> {
+    using fractal_field<fractal_kind::billow, S, Basis>::fractal_field;
 };
+template <class S> billow_field(const fbm_params<S>&, std::uint32_t = 0) -> billow_field<S>;
+
+/// ridged() as a field.
+template <class S, class Basis = gradient_basis<>>
+struct ridged_field : fractal_field<fractal_kind::ridged, S, Basis> {
+    using fractal_field<fractal_kind::ridged, S, Basis>::fractal_field;
+};
+template <class S> ridged_field(const ridged_params<S>&, std::uint32_t = 0) -> ridged_field<S>;
+
+/// damped_fbm() as a field.
+template <class S, class Basis = gradient_basis<>>
+struct damped_fbm_field : fractal_field<fractal_kind::damped, S, Basis> {
+    using fractal_field<fractal_kind::damped, S, Basis>::fractal_field;
+};
+template <class S> damped_fbm_field(const damped_fbm_params<S>&, std::uint32_t = 0) -> damped_fbm_field<S>;
 
 // ---- arithmetic ----------------------------------------------------------------------------------
 
@@ -219,19 +237,19 @@ struct warp_params {
     /// s in p' = p + s (wx(p), wy(p)), finite (default 0.5; 0 is the identity). Scale it with the
     /// warp fields' range and the inner field's feature size.
     S strength = S(0.5);
-    /// Number of nested warps, 0..16 (default 1): p_0 = p, p_{k+1} = p + s w(p_k), f(p_n).
+    /// Number of nested warps, 0..max_iterations = 16 (default 1): p_0 = p,
+    /// p_{k+1} = p + s w(p_k), f(p_n).
     int iterations = 1;
+    static constexpr int max_iterations = 16;
 
-    /// Name and rule of the first bad parameter, or nullptr when all are valid.
-    const char* first_invalid() const {
+    /// The first bad parameter with its rule, or an empty result when all are valid.
+    invalid_parameter first_invalid() const {
         if (!std::isfinite(strength)) return "strength (must be finite)";
-        if (iterations < 0 || iterations > 16) return "iterations (must be in 0..16)";
+        if (iterations < 0 || iterations > max_iterations) return "iterations (must be in 0..16)";
         return nullptr;
     }
     /// Throws std::invalid_argument naming the first bad parameter.
-    void validate() const {
-        if (const char* bad = first_invalid()) detail::throw_invalid("gorge::warp_params", bad);
-    }
+    void validate() const { detail::validate(*this, "gorge::warp_params"); }
 };
 
 /// Domain warp f(p_n) with p_0 = p, p_{k+1} = p + s (wx(p_k).value, wy(p_k).value); one iteration

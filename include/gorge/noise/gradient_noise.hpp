@@ -264,18 +264,36 @@ GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2(glm::vec<2, T> q, std::uint32_t 
 ///   B::eval(q, seed)     -> vec3(value, d/dqx, d/dqy)
 ///   B::eval_d2(q, seed)  -> noise_d2 (value, gradient, Hessian)
 ///   B::bound             a number with |value| <= bound for every q, seed and hash value
-/// gradient_basis is quintic gradient noise (|value| < 1, typically within ±0.5).
-template <class Hash = pcg3d_hash>
-struct gradient_basis {
-    static constexpr double bound = 1.0;
+/// noise_basis<Noise, Hash> is that policy for a noise hashed with Hash. Noise names the noise's
+/// two forms and its bound: Noise::eval<Hash, T>(q, seed), Noise::eval_d2<Hash, T>(q, seed) and
+/// Noise::bound. gradient_basis, value_basis and simplex_basis are noise_basis of the three
+/// shipped noises; a noise of your own needs only its Noise class (or a basis written out).
+template <class Noise, class Hash = pcg3d_hash>
+struct noise_basis {
+    static constexpr double bound = Noise::bound;
     template <class T>
     static GORGE_FORCEINLINE glm::vec<3, T> eval(glm::vec<2, T> q, std::uint32_t seed) {
-        return gradient_noise<Hash>(q, seed);
+        return Noise::template eval<Hash, T>(q, seed);
     }
     template <class T>
     static GORGE_FORCEINLINE noise_d2<T> eval_d2(glm::vec<2, T> q, std::uint32_t seed) {
-        return gradient_noise_d2<Hash>(q, seed);
+        return Noise::template eval_d2<Hash, T>(q, seed);
     }
 };
+
+namespace detail {
+/// Quintic gradient noise for noise_basis: |value| < 1 (typically within ±0.5).
+struct gradient_noise_forms {
+    static constexpr double bound = 1.0;
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return gradient_noise<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return gradient_noise_d2<Hash>(q, seed); }
+};
+}  // namespace detail
+
+/// Quintic gradient noise as a fractal basis.
+template <class Hash = pcg3d_hash>
+using gradient_basis = noise_basis<detail::gradient_noise_forms, Hash>;
 
 }  // namespace gorge

@@ -103,18 +103,19 @@ GORGE_FORCEINLINE glm::vec<3, T> simplex_noise(glm::vec<2, T> q, std::uint32_t s
     return {n.value, n.gradient.x, n.gradient.y};
 }
 
-/// Basis policy for the fractals of gorge/noise/fractal.hpp: 2D simplex noise, |value| < 1.
-template <class Hash = pcg3d_hash>
-struct simplex_basis {
+namespace detail {
+/// 2D simplex noise for noise_basis: |value| < 0.998, bounded by 1 like the other bases.
+struct simplex_noise_forms {
     static constexpr double bound = 1.0;
-    template <class T>
-    static GORGE_FORCEINLINE glm::vec<3, T> eval(glm::vec<2, T> q, std::uint32_t seed) {
-        return simplex_noise<Hash>(q, seed);
-    }
-    template <class T>
-    static GORGE_FORCEINLINE noise_d2<T> eval_d2(glm::vec<2, T> q, std::uint32_t seed) {
-        return simplex_noise_d2<Hash>(q, seed);
-    }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return simplex_noise<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return simplex_noise_d2<Hash>(q, seed); }
 };
+}  // namespace detail
+
+/// 2D simplex noise as a fractal basis (gorge/noise/fractal.hpp).
+template <class Hash = pcg3d_hash>
+using simplex_basis = noise_basis<detail::simplex_noise_forms, Hash>;
 
 }  // namespace gorge

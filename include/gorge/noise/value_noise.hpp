@@ -59,18 +59,19 @@ GORGE_FORCEINLINE glm::vec<3, T> value_noise(glm::vec<2, T> q, std::uint32_t see
     return {n.value, n.gradient.x, n.gradient.y};
 }
 
-/// Basis policy for the fractals of gorge/noise/fractal.hpp: quintic value noise, |value| < 1.
-template <class Hash = pcg3d_hash>
-struct value_basis {
+namespace detail {
+/// Quintic value noise for noise_basis: |value| < 1.
+struct value_noise_forms {
     static constexpr double bound = 1.0;
-    template <class T>
-    static GORGE_FORCEINLINE glm::vec<3, T> eval(glm::vec<2, T> q, std::uint32_t seed) {
-        return value_noise<Hash>(q, seed);
-    }
-    template <class T>
-    static GORGE_FORCEINLINE noise_d2<T> eval_d2(glm::vec<2, T> q, std::uint32_t seed) {
-        return value_noise_d2<Hash>(q, seed);
-    }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return value_noise<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return value_noise_d2<Hash>(q, seed); }
 };
+}  // namespace detail
+
+/// Quintic value noise as a fractal basis (gorge/noise/fractal.hpp).
+template <class Hash = pcg3d_hash>
+using value_basis = noise_basis<detail::value_noise_forms, Hash>;
 
 }  // namespace gorge
