@@ -29,7 +29,7 @@ std::vector<float> readme_tile(std::int64_t first_x, std::int64_t first_y, std::
     settings.valley_altitude = 0.45f;      // fade target rule (or return a gorge::height_sample)
     settings.peak_altitude = 0.55f;
     settings.height_offset = {-0.65f, 0.0f};
-    settings.threads = 0;                  // all cores
+    settings.threads = 0;                  // all cores (default 1: the calling thread only)
     std::vector<float> height(std::size_t(size * size)), ridge(std::size_t(size * size));
     gorge::tile_buffers<float> out;
     out.height = gorge::grid_view<float>(height.data(), size, size);
@@ -70,7 +70,7 @@ TEST_CASE("README simulation snippet: conservation, drainage and rivers", "[docs
     int progress_calls = 0;
     gorge::droplet_options o;
     o.schedule = gorge::droplet_schedule::tiled;  // parallel, same result for any thread count
-    o.threads = 0;                                 // all cores (default 1, like the tiles)
+    o.threads = 0;                                 // all cores (default 1, as for tiles)
     o.progress = [&](double done) { ++progress_calls; return done >= 0.0; };  // false cancels
     const gorge::droplet_stats s = gorge::erode_droplets(h, 20'000, gorge::droplet_params<float>{}, o);
     double volume_after = 0;
