@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <gorge/gorge.hpp>
+#define OLD_API 1  // until the world-unit parameters land
 
 #include "image_io.hpp"
 #include "lague_baseline.hpp"
