@@ -21,6 +21,7 @@
 #include "grid/grid.hpp"
 #include "grid/no_data.hpp"
 #include "erosion/droplet.hpp"
+#include "erosion/thermal.hpp"
 #include "drainage/d8.hpp"
 #include "drainage/depression_fill.hpp"
 #include "drainage/flow.hpp"
