@@ -35,8 +35,8 @@ if [[ ${1:-} != --no-sanitize ]]; then
   cmake -S "$root" -B "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_INSTALL=OFF \
     "-DCMAKE_CXX_FLAGS=$tsan" "-DCMAKE_EXE_LINKER_FLAGS=$tsan" >/dev/null
-  cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_tile gorge_test_readme
+  cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_thermal gorge_test_tile gorge_test_readme
   TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build/tsan" --output-on-failure -j "$jobs" \
-    -R '^(droplet|tile|readme)$'
+    -R '^(droplet|thermal|tile|readme)$'
 fi
 echo "All gorge tests passed."
