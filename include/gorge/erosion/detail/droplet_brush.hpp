@@ -1,0 +1,138 @@
+// gorge/erosion/detail/droplet_brush.hpp — the erosion brush of droplet erosion: the radial
+// weights 1 - d/r, the shared brush table (index offset, cell offset, normalised weight of each
+// cell closer than r to the node) and, where the compiler has 16-byte vectors, the same weights
+// laid out as rows of aligned blocks (one copy per alignment of a row within a block) for the
+// interior path of the step kernel (see detail/droplet_step.hpp).
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace gorge {
+namespace detail {
+
+/// Unnormalised brush weight of the cell at offset (dx, dy) for radius r: max(0, 1 - d/r).
+inline double droplet_brush_weight(int dx, int dy, int r) {
+    return std::max(0.0, 1.0 - std::sqrt(double(dx) * dx + double(dy) * dy) / r);
+}
+
+/// Number of cells with a positive weight in a brush of radius r (those closer than r).
+inline std::size_t droplet_brush_entries(int r) {
+    std::size_t n = 0;
+    for (int dy = 1 - r; dy < r; ++dy)
+        for (int dx = 1 - r; dx < r; ++dx) n += droplet_brush_weight(dx, dy, r) > 0 ? 1u : 0u;
+    return n;
+}
+
+/// One cell of the shared brush table: index offset from the centre (for the map's stride),
+/// the offset in cells for border clipping, and the normalised weight.
+template <class T>
+struct droplet_brush_entry {
+    std::ptrdiff_t offset;
+    int dx, dy;
+    T weight;
+};
+
+/// Bytes of the aligned blocks the interior brush path reads and writes whole (see erode_blocks).
+constexpr std::size_t droplet_block_bytes = 16;
+/// Cells a block may extend beyond the brush on either side (block lanes - 1, at most 3).
+constexpr int droplet_block_slack = 3;
+
+/// Values of T in one block.
+template <class T>
+constexpr std::size_t droplet_block_lanes() {
+    return droplet_block_bytes / sizeof(T);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GORGE_DROPLET_BLOCKS 1
+/// 16-byte vector of T (GCC/Clang vector extension) for the interior brush path.
+template <class T>
+struct droplet_block {
+    typedef T type __attribute__((vector_size(droplet_block_bytes)));
+};
+#else
+#define GORGE_DROPLET_BLOCKS 0
+#endif
+
+/// Brush row width, in cells, covered by whole aligned blocks whatever the row's alignment.
+constexpr int droplet_block_row(int brush_radius, std::size_t lanes) {
+    const int span = 2 * brush_radius - 1 + static_cast<int>(lanes) - 1;
+    return (span + static_cast<int>(lanes) - 1) / static_cast<int>(lanes) * static_cast<int>(lanes);
+}
+
+/// Bytes the brush tables of radius `brush_radius` allocate (droplet_brush_table's two vectors).
+template <class T>
+std::size_t droplet_brush_bytes(int brush_radius) {
+    std::size_t bytes = droplet_brush_entries(brush_radius) * sizeof(droplet_brush_entry<T>);
+#if GORGE_DROPLET_BLOCKS
+    constexpr std::size_t lanes = droplet_block_lanes<T>();
+    bytes += lanes * static_cast<std::size_t>(2 * brush_radius - 1) *
+             static_cast<std::size_t>(droplet_block_row(brush_radius, lanes)) * sizeof(T);
+#endif
+    return bytes;
+}
+
+/// The brush of one map: the entries of positive weight (row-major) and, with
+/// GORGE_DROPLET_BLOCKS, the block copies and the nodes whose blocks lie inside the map.
+template <class T>
+struct droplet_brush_table {
+    std::vector<droplet_brush_entry<T>> entries;  ///< cells of positive weight, row-major
+    std::ptrdiff_t reach = 0;                      ///< brush reach around its node, r - 1
+#if GORGE_DROPLET_BLOCKS
+    static constexpr std::size_t lanes = droplet_block_lanes<T>();
+    std::vector<T> blocks;  ///< lanes × block_rows × block_row weights, one copy per row alignment
+    int block_rows = 0;     ///< brush rows in the block path
+    int block_row = 0;      ///< cells per brush row in the block path
+    std::ptrdiff_t block_x0 = 0, block_x1 = 0, block_y0 = 0, block_y1 = 0;  ///< nodes of the block path
+    bool rows_share_alignment = false;  ///< row stride is a whole number of blocks
+#endif
+
+    droplet_brush_table() = default;
+    /// Brush of radius r for a map of width × height cells with `stride` cells per row.
+    droplet_brush_table(int r, std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t stride) {
+        double sum = 0;
+        for (int dy = 1 - r; dy < r; ++dy)
+            for (int dx = 1 - r; dx < r; ++dx) {
+                const double weight = droplet_brush_weight(dx, dy, r);
+                if (weight > 0) sum += weight;
+            }
+        entries.reserve(droplet_brush_entries(r));
+        for (int dy = 1 - r; dy < r; ++dy)
+            for (int dx = 1 - r; dx < r; ++dx) {
+                const double weight = droplet_brush_weight(dx, dy, r);
+                if (weight > 0) entries.push_back({dy * stride + dx, dx, dy, T(weight / sum)});
+            }
+        reach = r - 1;
+#if GORGE_DROPLET_BLOCKS
+        // One copy of the weight rows per alignment of a row's first cell within a block: copy
+        // `shift` starts `shift` cells into its block-aligned row.
+        block_rows = 2 * r - 1;
+        block_row = droplet_block_row(r, lanes);
+        // Nodes whose blocks (up to droplet_block_slack cells before the brush's first column)
+        // lie inside the map.
+        block_x0 = reach + droplet_block_slack;
+        block_x1 = width - block_row + reach + 1;
+        block_y0 = reach;
+        block_y1 = height - block_rows + reach + 1;
+        rows_share_alignment = (static_cast<std::size_t>(stride) * sizeof(T)) % droplet_block_bytes == 0;
+        const auto rows = static_cast<std::size_t>(block_rows), row_cells = static_cast<std::size_t>(block_row);
+        blocks.assign(lanes * rows * row_cells, T(0));
+        for (std::size_t shift = 0; shift < lanes; ++shift) {
+            for (const droplet_brush_entry<T>& e : entries)
+                blocks[(shift * rows + static_cast<std::size_t>(e.dy + reach)) * row_cells + shift +
+                       static_cast<std::size_t>(e.dx + reach)] = e.weight;
+        }
+#else
+        (void)width;
+        (void)height;
+#endif
+    }
+};
+
+}  // namespace detail
+}  // namespace gorge

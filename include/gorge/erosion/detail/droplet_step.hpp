@@ -1,0 +1,460 @@
+// gorge/erosion/detail/droplet_step.hpp — the step kernel of droplet erosion: a droplet's state,
+// one step of the model of gorge/erosion/droplet.hpp split into move() (reads the map) and
+// settle() (erodes through the brush or deposits bilinearly, then updates speed and water),
+// finish() (a dying droplet drops what it carries), cache hints, and run_range(), which runs a
+// range of droplets one by one or in interleaved pairs.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include <glm/vec2.hpp>
+
+#include "../../config.hpp"
+#include "../../grid/grid.hpp"
+#include "../droplet_params.hpp"
+#include "droplet_brush.hpp"
+#include "droplet_start.hpp"
+
+#if defined(__GNUC__)
+#define GORGE_DROPLET_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define GORGE_DROPLET_LAMBDA_INLINE
+#endif
+
+namespace gorge {
+namespace detail {
+
+/// Position box [x0, x1) × [y0, y1) in which droplets may move.
+template <class T>
+struct droplet_box {
+    T x0, x1, y0, y1;
+};
+
+/// The whole map as a position box: [0, width - 1) × [0, height - 1).
+template <class T>
+droplet_box<T> droplet_map_box(std::ptrdiff_t width, std::ptrdiff_t height) {
+    return {T(0), T(width - 1), T(0), T(height - 1)};
+}
+
+/// State of a droplet in flight.
+template <class T>
+struct droplet_state {
+    T px, py, dx, dy, speed, water, sediment;
+    int step;
+    droplet_result<T> out;
+    // Between move() and settle(): the step's new position, height change and the cell left.
+    T nx, ny, dh, capacity, fx, fy;
+    std::ptrdiff_t cx, cy;
+    // Cell the next move() starts from and the position's fractions in it, kept from the
+    // step that got there (no second float-to-integer conversion): those of (px, py), or
+    // already of (nx, ny) between move() and settle().
+    std::ptrdiff_t start_cx, start_cy;
+    T start_fx, start_fy;
+};
+
+/// The per-step code with every constant copied into one local object: stores through the
+/// heightmap pointer cannot alias a local whose address never escapes, so the compiler keeps
+/// the constants in registers instead of reloading them after every store.
+template <class T>
+struct droplet_kernel {
+    static constexpr std::size_t lanes = droplet_block_lanes<T>();
+
+    T* data;
+    std::ptrdiff_t stride, width, height;
+    T inertia, take_gradient, capacity_factor, min_capacity, erode_rate, deposit_rate, gravity, keep_water,
+        initial_speed, initial_water;
+    int lifetime;
+    const droplet_brush_entry<T>* brush;
+    std::size_t brush_count;
+    int brush_radius;
+    std::ptrdiff_t reach;
+#if GORGE_DROPLET_BLOCKS
+    const T* blocks;
+    int block_rows, block_row;
+    std::ptrdiff_t block_x0, block_x1, block_y0, block_y1;
+    bool rows_share_alignment;
+#endif
+    droplet_box<T> whole, bounds;
+    droplet_edge edge;
+
+    droplet_state<T> spawn(glm::vec<2, T> start) const {
+        droplet_state<T> d{};
+        d.px = start.x;
+        d.py = start.y;
+        d.dx = d.dy = d.sediment = T(0);
+        d.speed = initial_speed;
+        d.water = initial_water;
+        d.step = 0;
+        // px, py >= 0, so truncation is floor.
+        d.start_cx = static_cast<std::ptrdiff_t>(d.px);
+        d.start_cy = static_cast<std::ptrdiff_t>(d.py);
+        d.start_fx = d.px - T(d.start_cx);
+        d.start_fy = d.py - T(d.start_cy);
+        return d;
+    }
+
+#if GORGE_DROPLET_BLOCKS
+    static GORGE_FORCEINLINE std::size_t shift_of(const T* cell) {
+        return (reinterpret_cast<std::uintptr_t>(cell) / sizeof(T)) % lanes;
+    }
+
+    /// Interior part of erode(): every brush row as whole 16-byte blocks at 16-byte-aligned
+    /// addresses, with the weight copy for the row's alignment; zero weights leave their
+    /// cells unchanged. Fixed alignment matters: the next step's blocks either coincide with
+    /// this step's or miss them, so their loads are forwarded from these stores instead of
+    /// stalling on partly overlapping ones. R > 0 fixes the brush radius at compile time
+    /// (fully unrolled); R == 0 reads it.
+    template <int R>
+    GORGE_FORCEINLINE void erode_blocks(T* centre, T amount) const {
+        using block = typename droplet_block<T>::type;
+        const int reach_cells = R > 0 ? R - 1 : static_cast<int>(reach);
+        const int rows = R > 0 ? 2 * R - 1 : block_rows;
+        const int width_cells = R > 0 ? droplet_block_row(R, lanes) : block_row;
+        T* const first = centre - reach_cells * stride - reach_cells;
+        const auto row_blocks = [&](T* aligned, const T* weights) GORGE_DROPLET_LAMBDA_INLINE {
+            for (int j = 0; j < width_cells; j += static_cast<int>(lanes)) {
+                block cells, w;
+                std::memcpy(&cells, aligned + j, sizeof(block));
+                std::memcpy(&w, weights + j, sizeof(block));
+                cells -= amount * w;
+                std::memcpy(aligned + j, &cells, sizeof(block));
+            }
+        };
+        const auto table_for = [&](std::size_t shift) GORGE_DROPLET_LAMBDA_INLINE {
+            return blocks + shift * static_cast<std::size_t>(rows) * static_cast<std::size_t>(width_cells);
+        };
+        if (rows_share_alignment) {
+            const std::size_t shift = shift_of(first);
+            T* aligned = first - shift;
+            const T* weights = table_for(shift);
+            for (int row = 0; row < rows; ++row, aligned += stride, weights += width_cells)
+                row_blocks(aligned, weights);
+        } else {
+            T* row_first = first;
+            for (int row = 0; row < rows; ++row, row_first += stride) {
+                const std::size_t shift = shift_of(row_first);
+                row_blocks(row_first - shift, table_for(shift) + row * width_cells);
+            }
+        }
+    }
+#endif
+
+    /// Subtracts amount × weight through the brush centred on node (cx, cy) at `centre`.
+    template <int R>
+    GORGE_FORCEINLINE void erode(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount) const {
+#if GORGE_DROPLET_BLOCKS
+        if (cx >= block_x0 && cx < block_x1 && cy >= block_y0 && cy < block_y1) {
+            erode_blocks<R>(centre, amount);
+            return;
+        }
+#endif
+        if (cx >= reach && cx < width - reach && cy >= reach && cy < height - reach) {
+            for (std::size_t e = 0; e < brush_count; ++e) centre[brush[e].offset] -= amount * brush[e].weight;
+            return;
+        }
+        // Border: clip the brush to the map and renormalise the remaining weights.
+        const auto on_map = [&](const droplet_brush_entry<T>& e) {
+            const std::ptrdiff_t x = cx + e.dx, y = cy + e.dy;
+            return x >= 0 && y >= 0 && x < width && y < height;
+        };
+        T inside = T(0);
+        for (std::size_t e = 0; e < brush_count; ++e)
+            if (on_map(brush[e])) inside += brush[e].weight;
+        const T scale = amount / inside;  // inside >= the centre's weight > 0: the centre node is on the map
+        for (std::size_t e = 0; e < brush_count; ++e)
+            if (on_map(brush[e])) centre[brush[e].offset] -= scale * brush[e].weight;
+    }
+
+    /// Adds amount bilinearly to the four corners of the cell at `cell` with fractions (fx, fy).
+    static GORGE_FORCEINLINE void deposit_bilinear(T* cell, std::ptrdiff_t row_stride, T fx, T fy, T amount) {
+        const T lower = amount * fy, upper = amount - lower;  // shares of rows y+1 and y
+        cell[0] += upper - upper * fx;
+        cell[1] += upper * fx;
+        cell[row_stride] += lower - lower * fx;
+        cell[row_stride + 1] += lower * fx;
+    }
+
+    /// Ends droplet d: its remaining sediment goes to its (in-map) position.
+    void finish(droplet_state<T>& d, droplet_end why) const {
+        if (d.sediment != T(0)) {
+            const auto cx = static_cast<std::ptrdiff_t>(d.px), cy = static_cast<std::ptrdiff_t>(d.py);
+            deposit_bilinear(data + cy * stride + cx, stride, d.px - T(cx), d.py - T(cy), d.sediment);
+            d.out.deposited += double(d.sediment);
+            d.sediment = T(0);
+        }
+        d.out.position = {d.px, d.py};
+        d.out.speed = d.speed;
+        d.out.water = d.water;
+        d.out.steps = d.step;
+        d.out.end = why;
+    }
+
+    /// One step of the model of the header comment, confined to `bounds` (inside the map).
+    /// Returns false once the droplet has ended (finish() done).
+    template <int R>
+    GORGE_FORCEINLINE bool advance(droplet_state<T>& d) const {
+        return move(d) && settle<R>(d);
+    }
+
+    /// First half of a step: direction, new position and height change, reading the map
+    /// only. Returns false if the droplet ended (finish() done); otherwise settle() must follow.
+    GORGE_FORCEINLINE bool move(droplet_state<T>& d) const {
+        // Below this squared length the direction counts as vanished; normal floats keep
+        // normalisation accurate, so each step moves one cell length up to rounding.
+        const T tiny_length2 = std::numeric_limits<T>::min();
+        // Clamps that keep capacity finite whatever the heights (see droplet_height_limit).
+        constexpr int clamp_headroom = 4;
+        const T max_capacity = std::numeric_limits<T>::max() / T(clamp_headroom * clamp_headroom);
+
+        const std::ptrdiff_t cx = d.start_cx, cy = d.start_cy;
+        const T fx = d.start_fx, fy = d.start_fy;
+        const T* const cell = data + cy * stride + cx;
+        const T h00 = cell[0], h10 = cell[1], h01 = cell[stride], h11 = cell[stride + 1];
+        const T gx = (h10 - h00) * (T(1) - fy) + (h11 - h01) * fy;
+        const T gy = (h01 - h00) * (T(1) - fx) + (h11 - h10) * fx;
+        const T top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
+        const T h = top + fy * (bottom - top);
+
+        const T carry = d.speed * d.water * capacity_factor;  // off the critical path
+        T dx = d.dx * inertia - gx * take_gradient;
+        T dy = d.dy * inertia - gy * take_gradient;
+        const T length2 = dx * dx + dy * dy;
+        if (!(length2 >= tiny_length2)) {
+            finish(d, droplet_end::stopped);
+            return false;
+        }
+        const T inv_length = T(1) / std::sqrt(length2);  // 0 if length2 overflowed: the droplet stays
+        dx *= inv_length;
+        dy *= inv_length;
+        const T nx = d.px + dx, ny = d.py + dy;
+        if (!(nx >= bounds.x0 && nx < bounds.x1 && ny >= bounds.y0 && ny < bounds.y1)) {
+            if (nx >= whole.x0 && nx < whole.x1 && ny >= whole.y0 && ny < whole.y1) {
+                finish(d, droplet_end::stopped);  // side of a tile's position box: die here
+            } else {
+                if (edge == droplet_edge::outflow) {
+                    d.out.outflow += double(d.sediment);
+                    d.sediment = T(0);
+                }
+                finish(d, droplet_end::left_map);
+            }
+            return false;
+        }
+        d.dx = dx;
+        d.dy = dy;
+
+        const auto ncx = static_cast<std::ptrdiff_t>(nx), ncy = static_cast<std::ptrdiff_t>(ny);
+        const T nfx = nx - T(ncx), nfy = ny - T(ncy);
+        const T* const ncell = data + ncy * stride + ncx;
+        const T ntop = ncell[0] + nfx * (ncell[1] - ncell[0]);
+        const T nbottom = ncell[stride] + nfx * (ncell[stride + 1] - ncell[stride]);
+        const T dh = (ntop + nfy * (nbottom - ntop)) - h;
+
+        T capacity = -dh * carry;
+        capacity = capacity > min_capacity ? capacity : min_capacity;  // NaN (0·inf) -> floor
+        capacity = capacity < max_capacity ? capacity : max_capacity;
+        d.nx = nx;
+        d.ny = ny;
+        d.dh = dh;
+        d.capacity = capacity;
+        d.fx = fx;
+        d.fy = fy;
+        d.cx = cx;
+        d.cy = cy;
+        prefetch_ahead(ncx, ncy);
+        d.start_cx = ncx;  // nx, ny >= 0, so truncation is floor
+        d.start_cy = ncy;
+        d.start_fx = nfx;
+        d.start_fy = nfy;
+        return true;
+    }
+
+    /// Second half of a step after move(): erosion or deposition at the cell left, speed,
+    /// water, the move itself and the lifetime. Returns false once the droplet has ended.
+    template <int R>
+    GORGE_FORCEINLINE bool settle(droplet_state<T>& d) const {
+        constexpr int clamp_headroom = 4;
+        const T max_speed = std::sqrt(std::numeric_limits<T>::max()) / T(clamp_headroom);
+        const T dh = d.dh, capacity = d.capacity;
+        T* const cell = data + d.cy * stride + d.cx;
+        if (d.sediment > capacity || dh > T(0)) {
+            // Uphill: fill the pit behind, at most up to the droplet's height; else drop a
+            // share of the excess.
+            const T amount = dh > T(0) ? std::min(dh, d.sediment) : (d.sediment - capacity) * deposit_rate;
+            deposit_bilinear(cell, stride, d.fx, d.fy, amount);
+            d.sediment -= amount;
+            d.out.deposited += double(amount);
+        } else {
+            // Never dig deeper than the height just descended.
+            const T amount = std::min((capacity - d.sediment) * erode_rate, -dh);
+            erode<R>(cell, d.cx, d.cy, amount);
+            d.sediment += amount;
+            d.out.eroded += double(amount);
+        }
+
+        const T radicand = d.speed * d.speed - dh * gravity;
+        const T speed = std::sqrt(radicand > T(0) ? radicand : T(0));
+        d.speed = speed < max_speed ? speed : max_speed;
+        d.water *= keep_water;
+        d.px = d.nx;
+        d.py = d.ny;
+        if (++d.step == lifetime) {
+            finish(d, droplet_end::lifetime);
+            return false;
+        }
+        return true;
+    }
+
+    // Cache hints. Droplets start at random cells of a map that is usually larger than the
+    // core's own caches, and a droplet's next brush rows are new to it whenever it changes
+    // row, so without hints most steps wait for a cache miss somewhere on their dependency
+    // chain. Hints read nothing in the C++ sense (no data race, no out-of-map address: they
+    // are clipped to the map) and change no result.
+
+    /// Prefetches the first and last cell of every row of the region written around the cell
+    /// of a start position (brush rows and block slack). Up to radius 3 a row spans at most 12
+    /// cells, so these two cover all of its cache lines; wider brushes leave middle lines to
+    /// the hardware.
+    GORGE_FORCEINLINE void prefetch_start(glm::vec<2, T> start) const {
+#if defined(__GNUC__)
+        const auto cx = static_cast<std::ptrdiff_t>(start.x), cy = static_cast<std::ptrdiff_t>(start.y);
+        const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, cx - reach - droplet_block_slack);
+        const std::ptrdiff_t x1 =
+            std::min<std::ptrdiff_t>(width - 1, cx + reach + 1 + droplet_block_slack);
+        const std::ptrdiff_t y0 = std::max<std::ptrdiff_t>(0, cy - reach);
+        const std::ptrdiff_t y1 = std::min<std::ptrdiff_t>(height - 1, cy + reach + 1);
+        for (std::ptrdiff_t y = y0; y <= y1; ++y) {
+            __builtin_prefetch(data + y * stride + x0, 1);
+            __builtin_prefetch(data + y * stride + x1, 1);
+        }
+#else
+        (void)start;
+#endif
+    }
+
+    /// Prefetches, around the node (cx, cy) the droplet has just reached, the row just above
+    /// its brush and the second row below it (the cell's lower corners lie a row below the
+    /// node): rows that a droplet changing row reaches within a step or two.
+    GORGE_FORCEINLINE void prefetch_ahead(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
+#if defined(__GNUC__)
+        const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, cx - reach - droplet_block_slack);
+        const std::ptrdiff_t x1 =
+            std::min<std::ptrdiff_t>(width - 1, cx + reach + 1 + droplet_block_slack);
+        const std::ptrdiff_t y0 = std::max<std::ptrdiff_t>(0, cy - reach - 1);
+        const std::ptrdiff_t y1 = std::min<std::ptrdiff_t>(height - 1, cy + reach + 2);
+        __builtin_prefetch(data + y0 * stride + x0, 1);
+        __builtin_prefetch(data + y0 * stride + x1, 1);
+        __builtin_prefetch(data + y1 * stride + x0, 1);
+        __builtin_prefetch(data + y1 * stride + x1, 1);
+#else
+        (void)cx;
+        (void)cy;
+#endif
+    }
+
+    /// Droplets first..last-1 of stream `seed` starting in `rect`, in index order; with
+    /// `interleave`, in pairs (first + 2j, first + 2j + 1) that step together: move a, move
+    /// b (reads), settle a, settle b (writes); the survivor finishes alone. Two independent
+    /// dependency chains keep the core busy, and the order of every read and write is fixed.
+    template <int R, class Sink>
+    void run_range(std::uint64_t seed, std::uint64_t first, std::uint64_t last, const droplet_start_rect<T>& rect,
+                   bool interleave, Sink& sink) const {
+        std::uint64_t k = first;
+        if (interleave) {
+            for (; last - k >= 2; k += 2) {
+                if (last - k >= 4) {
+                    prefetch_start(droplet_start(seed, k + 2, rect));
+                    prefetch_start(droplet_start(seed, k + 3, rect));
+                }
+                droplet_state<T> a = spawn(droplet_start(seed, k, rect)), b = spawn(droplet_start(seed, k + 1, rect));
+                bool a_alive = true, b_alive = true;
+                while (a_alive & b_alive) {
+                    // Both droplets read the map before either writes it: the branch between
+                    // erosion and deposition of `a`, hard to predict, then comes after the
+                    // work of `b` in program order, so a misprediction no longer discards it.
+                    const bool a_moved = move(a), b_moved = move(b);
+                    a_alive = a_moved && settle<R>(a);
+                    b_alive = b_moved && settle<R>(b);
+                }
+                while (a_alive) a_alive = advance<R>(a);
+                while (b_alive) b_alive = advance<R>(b);
+                sink(a.out);
+                sink(b.out);
+            }
+        }
+        for (; k < last; ++k) {
+            if (last - k >= 2) prefetch_start(droplet_start(seed, k + 1, rect));
+            droplet_state<T> d = spawn(droplet_start(seed, k, rect));
+            while (advance<R>(d)) {
+            }
+            sink(d.out);
+        }
+    }
+};
+
+/// Kernel for droplets on `map` moving anywhere on it (bounds = the whole map).
+template <class T>
+droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>& params,
+                                      const droplet_brush_table<T>& brush, droplet_edge edge) {
+    droplet_kernel<T> k{};
+    k.data = map.data();
+    k.stride = map.stride();
+    k.width = map.width();
+    k.height = map.height();
+    k.inertia = params.inertia;
+    k.take_gradient = T(1) - params.inertia;
+    k.capacity_factor = params.capacity_factor;
+    k.min_capacity = params.min_capacity;
+    k.erode_rate = params.erode_rate;
+    k.deposit_rate = params.deposit_rate;
+    k.gravity = params.gravity;
+    k.keep_water = T(1) - params.evaporate_rate;
+    k.initial_speed = params.initial_speed;
+    k.initial_water = params.initial_water;
+    k.lifetime = params.lifetime;
+    k.brush = brush.entries.data();
+    k.brush_count = brush.entries.size();
+    k.brush_radius = params.brush_radius;
+    k.reach = brush.reach;
+#if GORGE_DROPLET_BLOCKS
+    k.blocks = brush.blocks.data();
+    k.block_rows = brush.block_rows;
+    k.block_row = brush.block_row;
+    k.block_x0 = brush.block_x0;
+    k.block_x1 = brush.block_x1;
+    k.block_y0 = brush.block_y0;
+    k.block_y1 = brush.block_y1;
+    k.rows_share_alignment = brush.rows_share_alignment;
+#endif
+    k.whole = droplet_map_box<T>(map.width(), map.height());
+    k.bounds = k.whole;
+    k.edge = edge;
+    return k;
+}
+
+/// Droplets first..last-1 of stream `seed` starting in `rect`, confined to `bounds`, in index
+/// order (in pairs with `interleave`), each droplet's result passed to `sink`. The kernel is
+/// copied into a local object (see droplet_kernel); the common brush radii are compiled in (the
+/// arithmetic is identical either way).
+template <class T, class Sink>
+void run_droplet_range(const droplet_kernel<T>& kernel, const droplet_box<T>& bounds, std::uint64_t seed,
+                       std::uint64_t first, std::uint64_t last, const droplet_start_rect<T>& rect, bool interleave,
+                       Sink&& sink) {
+    droplet_kernel<T> k = kernel;
+    k.bounds = bounds;
+    switch (k.brush_radius) {
+        case 2: return k.template run_range<2>(seed, first, last, rect, interleave, sink);
+        case 3: return k.template run_range<3>(seed, first, last, rect, interleave, sink);
+        case 4: return k.template run_range<4>(seed, first, last, rect, interleave, sink);
+        default: return k.template run_range<0>(seed, first, last, rect, interleave, sink);
+    }
+}
+
+}  // namespace detail
+}  // namespace gorge
