@@ -180,12 +180,12 @@ TEST_CASE("thermal: one pass matches an independent double implementation", "[th
 
 TEST_CASE("thermal: converges until no slope exceeds the talus slope", "[thermal]") {
     // White noise of ±40 on cells of 1.5: slopes up to ~75 against a talus slope of 0.8.
-    auto g = random_map<double>(37, 29, 7u, -40.0, 40.0);
+    auto g = random_map<double>(23, 19, 7u, -40.0, 40.0);
     const double before = volume(g);
     thermal_params<double> params;
     params.cell_size = 1.5;
     params.talus_slope = 0.8;
-    params.passes = 20000;
+    params.passes = 3000;
     const thermal_stats stats = gorge::erode_thermal(g, params);
     const double eps = 1e-6;
     CHECK(max_slope_excess(g, 1.5, 0.8) <= eps);
@@ -237,7 +237,7 @@ TEST_CASE("thermal: volume is conserved within the derived rounding bound", "[th
     // Bound (header comment): |ΔV| <= passes · cells · u · (max|h| + 8 (max h - min h)).
     const auto check = [](auto zero, double u) {
         using T = decltype(zero);
-        auto g = random_map<T>(131, 77, 3u, T(-50), T(150));
+        auto g = random_map<T>(61, 47, 3u, T(-50), T(150));
         const double before = volume(g);
         const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
         const double range = double(*hi) - double(*lo);
@@ -273,13 +273,13 @@ TEST_CASE("thermal: closed edge keeps material on the map", "[thermal]") {
 }
 
 TEST_CASE("thermal: bit-identical for any thread count", "[thermal][threads]") {
-    // 10 bands of rows (thermal_band_cells = 32768 cells), odd width for the SIMD tail.
-    const std::ptrdiff_t w = 517, h = 620;
+    // 8 bands of rows (thermal_band_cells = 32768 cells), odd width for the SIMD tail.
+    const std::ptrdiff_t w = 301, h = 770;
     const auto g0 = random_map<float>(w, h, 5u, 0.0f, 60.0f);
     REQUIRE(w * h >= 7 * gorge::thermal_band_cells);
     thermal_params<float> params;
     params.talus_slope = 0.9f;
-    params.passes = 5;
+    params.passes = 2;
     thermal_options options;
     auto reference = g0;
     const thermal_stats ref = gorge::erode_thermal(reference, params, options);
@@ -291,13 +291,13 @@ TEST_CASE("thermal: bit-identical for any thread count", "[thermal][threads]") {
         CHECK(same_bits(g, reference));
         CHECK(stats.moved == ref.moved);
         CHECK(stats.max_excess == ref.max_excess);
-        CHECK(stats.passes == 5);
+        CHECK(stats.passes == 2);
     }
     CHECK_FALSE(same_bits(reference, g0));
 }
 
 TEST_CASE("thermal: progress and cancellation", "[thermal]") {
-    const auto g0 = random_map<float>(40, 30, 9u, 0.0f, 30.0f);
+    const auto g0 = random_map<float>(12, 10, 9u, 0.0f, 30.0f);
     thermal_params<float> params;
     params.passes = 1000;  // a report every 1000 / 256 = 3 passes
 
@@ -510,25 +510,27 @@ TEST_CASE("thermal: world units", "[thermal][units]") {
             CHECK(double(scaled.data()[i]) == Approx(3.0 * double(base.data()[i])).margin(1e-3));
     }
     SECTION("the same hill at two resolutions converges to the same slopes") {
-        // A Gaussian hill 40 high, σ = 8, on a square of 64 units (steepest slope ≈ 4.3), talus 1:
-        // sampled with cells of 2 (32²) and of 1 (64²), run to convergence.
+        // A Gaussian hill 30 high, σ = 6, on a square of 48 units (steepest slope ≈ 4.3), talus 1:
+        // sampled with cells of 2 (24²) and of 1 (48²), run to convergence (about 350 and 1600
+        // passes: the passes grow with the square of the resolution). The converged shapes differ
+        // by the discretisation only (peaks 13.7 and 14.3, mean slopes 0.357 and 0.330).
         const auto hill = [](std::ptrdiff_t n, double cell) {
             gorge::grid<double> g(n, n);
             for (std::ptrdiff_t y = 0; y < n; ++y)
                 for (std::ptrdiff_t x = 0; x < n; ++x) {
-                    const double px = (double(x) + 0.5) * cell - 32, py = (double(y) + 0.5) * cell - 32;
-                    g(x, y) = 40 * std::exp(-(px * px + py * py) / 64);
+                    const double px = (double(x) + 0.5) * cell - 24, py = (double(y) + 0.5) * cell - 24;
+                    g(x, y) = 30 * std::exp(-(px * px + py * py) / 36);
                 }
             return g;
         };
-        auto coarse = hill(32, 2.0), fine = hill(64, 1.0);
+        auto coarse = hill(24, 2.0), fine = hill(48, 1.0);
         thermal_params<double> p;
         p.talus_slope = 1;
         p.cell_size = 2;
-        p.passes = 4000;
+        p.passes = 500;
         const thermal_stats sc = gorge::erode_thermal(coarse, p);
         p.cell_size = 1;
-        p.passes = 16000;
+        p.passes = 2000;
         const thermal_stats sf = gorge::erode_thermal(fine, p);
         CHECK(sc.max_excess <= 1e-4);
         CHECK(sf.max_excess <= 1e-4);
@@ -536,8 +538,8 @@ TEST_CASE("thermal: world units", "[thermal][units]") {
         // resolutions, and the summits agree (the hill collapsed the same way).
         const auto peak = [](const gorge::grid<double>& g) { return *std::max_element(g.begin(), g.end()); };
         INFO("peaks " << peak(coarse) << " and " << peak(fine));
-        CHECK(peak(coarse) < 30.0);  // it did collapse from 40
-        CHECK(peak(coarse) == Approx(peak(fine)).epsilon(0.05));
+        CHECK(peak(coarse) < 20.0);  // it did collapse from 30
+        CHECK(peak(coarse) == Approx(peak(fine)).epsilon(0.06));
         // Mean slope magnitude over the map (central differences in world units) agrees.
         const auto mean_slope = [](const gorge::grid<double>& g, double cell) {
             double sum = 0;
