@@ -314,10 +314,10 @@ private:
         }
         for (; x < width_ - 1; ++x) put(x, thermal_interior<T>(up + x, mid + x, down + x, axial_, diagonal_, share_));
         put(width_ - 1, checked_cell(src, width_ - 1, y));
-        T lanes_sum[lanes];
+        T lanes_sum[ops::lanes];
         ops::store(lost_lanes, lanes_sum);
         double total = double(lost);
-        for (std::ptrdiff_t i = 0; i < lanes; ++i) total += double(lanes_sum[i]);
+        for (const T v : lanes_sum) total += double(v);
         return total;
     }
 
