@@ -45,7 +45,8 @@
 //     the previous pass, and the statistics are summed per band of rows in a fixed order.
 //   - World units: scaling cell_size and all heights by the same factor scales the result by it
 //     (bit for bit for powers of two); the same terrain sampled at two resolutions converges to
-//     the same slopes.
+//     the same talus slope in world units (the shapes then differ by the discretisation only;
+//     the finer map needs about 4 times the passes per halving of cell_size).
 //   - The talus slope holds along the 8 neighbour directions; along other directions a
 //     converged plane may be up to 1/cos(22.5°) ≈ 1.082 times steeper.
 //   - Heights must be finite (or the no-data value) with |h| <= thermal_height_limit<T>(); parameters
