@@ -1,9 +1,12 @@
 // Island shaping (Red Blob Games recipe): falloff distances and the falloff combinator against
 // finite differences, their documented values and ranges, the whole recipe end to end (sea at the
-// border, land at the centre), the independent moisture field, float/double, and validation.
+// border, land at the centre), the independent moisture field, float/double, and validation
+// (including the derived limits that keep the recipe finite); redistribution and the falloff at
+// subnormal, huge and far inputs.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -262,4 +265,126 @@ TEST_CASE("the recipe written out with combinators is island_height_field", "[is
             const glm::vec2 p(float(x) / 8.0f, float(y) / 8.0f);
             CHECK(island(p) == packaged(p));
         }
+}
+
+namespace {
+
+/// k |e|^(k - 1) from long double logarithms: the slope power_profile must give, independently
+/// of the formula it uses (inf where it exceeds every finite double).
+long double exact_power_slope(long double e, long double k) {
+    return std::exp(std::log(k) + (k - 1) * std::log(std::fabs(e)));
+}
+
+template <class T>
+void check_power_profile_finite() {
+    using limits = std::numeric_limits<T>;
+    const T big = limits::max();
+    // Exponents below 1 have an infinite slope at 0; at subnormal e it overflowed before.
+    const T exponents[] = {T(0.9), T(0.5), T(0.1), T(0.01), T(1e-6), limits::min(), limits::denorm_min(), T(1),
+                           T(1.8), T(3), T(1e3)};
+    const T inputs[] = {limits::denorm_min(),     T(3) * limits::denorm_min(), limits::min() / T(1024),
+                        limits::min() / T(2),     limits::min(),               T(1e-30),
+                        T(0.25),                  T(1),                        T(1e10),
+                        T(1e30),                  big};
+    for (T k : exponents) {
+        const gorge::power_profile<T> g{k};
+        T previous_slope = big;  // the slope falls with |e| for k < 1, so starts at most at max
+        for (T a : inputs) {
+            for (T e : {a, -a}) {
+                const glm::vec<2, T> r = g(e);
+                INFO("exponent " << k << ", e " << e << ": value " << r.x << ", slope " << r.y);
+                REQUIRE(std::isfinite(r.x));
+                REQUIRE(std::isfinite(r.y));
+                // Exact, or saturated at max where the exact value is not finite.
+                const long double want_value = std::pow(static_cast<long double>(a), static_cast<long double>(k));
+                const long double want_slope = exact_power_slope(a, k);
+                if (want_value > static_cast<long double>(big))
+                    CHECK(std::fabs(r.x) == big);
+                else
+                    CHECK(static_cast<long double>(std::fabs(r.x)) ==
+                          Approx(static_cast<double>(want_value)).epsilon(1e-5).margin(double(limits::min())));
+                CHECK((e < T(0) ? r.x <= T(0) : r.x >= T(0)));  // odd (|e|^k may underflow to 0)
+                if (want_slope > static_cast<long double>(big))
+                    CHECK(r.y == big);
+                else
+                    CHECK(static_cast<double>(r.y) ==
+                          Approx(static_cast<double>(want_slope)).epsilon(1e-5).margin(double(limits::min())));
+            }
+            if (k < T(1)) {
+                CHECK(g(a).y <= previous_slope);
+                previous_slope = g(a).y;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("redistribution stays finite at subnormal and huge inputs", "[island][profile][finite]") {
+    SECTION("float") { check_power_profile_finite<float>(); }
+    SECTION("double") { check_power_profile_finite<double>(); }
+    // The reported case: k < 1 at a subnormal input overflowed the slope k e^(k - 1).
+    CHECK(std::isfinite(gorge::power_profile<float>{0.01f}(1e-45f).y));
+    CHECK(std::isfinite(gorge::power_profile<double>{0.001}(5e-324).y));
+}
+
+TEST_CASE("island parameters whose gradients overflow are rejected by name", "[island][validation][finite]") {
+    const gorge::island_params<float> ok;
+    REQUIRE(ok.first_invalid() == nullptr);
+    // Each of these gave infinite or NaN gradients (found by the fuzz test in test_finite.cpp).
+    auto p = ok;
+    p.warp.strength = 1e30f;  // the warp's Jacobian overflows
+    expect_throw_naming([&] { p.validate(); }, "warp.strength");
+    p = ok, p.warp.strength = 1e3f, p.warp.iterations = 16;  // (1 + 2 * 1e3 * G)^16
+    expect_throw_naming([&] { p.validate(); }, "warp.strength");
+    p = ok, p.terrain.frequency = 839483.7f, p.terrain.gain = -820.7f, p.contrast = 5.78e7f;
+    expect_throw_naming([&] { p.validate(); }, "contrast");
+    p = ok, p.contrast = 1e33f;  // also the moisture's gradient
+    p.terrain.octaves = 0;
+    expect_throw_naming([&] { p.validate(); }, "contrast");
+    p = ok, p.exponent = 1e36f;  // slope exponent e^(exponent - 1) up to exponent
+    expect_throw_naming([&] { p.validate(); }, "exponent");
+    // Below 1 the slope near e = 0 is far steeper than the exponent itself.
+    p = ok, p.contrast = 1e20f;
+    REQUIRE(p.first_invalid() == nullptr);
+    p.exponent = 0.5f;
+    expect_throw_naming([&] { p.validate(); }, "exponent");
+    // A warp noise without octaves is 0: any finite strength is fine.
+    p = ok, p.warp_noise.octaves = 0, p.warp.strength = 3e38f, p.warp.iterations = 16;
+    CHECK(p.first_invalid() == nullptr);
+
+    gorge::falloff_params<float> fp;
+    fp.radius = 1e-35f;  // 1 / radius above max / 2^20
+    expect_throw_naming([&] { fp.validate(); }, "radius");
+    p = ok, p.falloff.radius = 1e-45f;  // 1 / radius is inf
+    expect_throw_naming([&] { p.validate(); }, "falloff.radius");
+    fp.radius = 1e-32f;
+    CHECK(fp.first_invalid() == nullptr);
+}
+
+TEST_CASE("falloff far from a small island stays finite", "[island][finite]") {
+    // n = (p - centre) / radius overflowed to infinity and the distance's 0 gradient times it was NaN.
+    const auto flat = [](auto q) {
+        using T = decltype(q.x);
+        return glm::vec<3, T>(T(0.4), T(0.2), T(-0.1));
+    };
+    for (gorge::falloff_shape shape : {gorge::falloff_shape::radial, gorge::falloff_shape::square_bump}) {
+        gorge::falloff_params<double> fp;
+        fp.radius = 1e-290;
+        fp.shape = shape;
+        const auto f = gorge::island_falloff(flat, fp);
+        for (const glm::dvec2 p : {glm::dvec2(1e300, 0.0), glm::dvec2(-1.7e308, 1.7e308), glm::dvec2(0.0, -1e20)}) {
+            const glm::dvec3 v = f(p);
+            INFO("shape " << int(shape) << ", p (" << p.x << ", " << p.y << ")");
+            // Outside the island: d = 1 with gradient 0, so (1 - amount) e.
+            CHECK(v.x == Approx(0.25 * 0.4));
+            CHECK(v.y == Approx(0.25 * 0.2));
+            CHECK(v.z == Approx(0.25 * -0.1));
+        }
+    }
+    gorge::falloff_params<float> fp;
+    fp.centre = glm::vec2(-3e38f, 0.0f);  // p - centre overflows float
+    const glm::vec3 v = gorge::island_falloff(flat, fp)(glm::vec2(3e38f, 0.0f));
+    CHECK(v.x == Approx(0.25f * 0.4f));
+    CHECK(v.y == Approx(0.25f * 0.2f));
 }

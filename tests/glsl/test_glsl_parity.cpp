@@ -7,6 +7,8 @@
 //    decade) in 8 directions at 3 positions (both hash policies), compared with the C++ float
 //    path as above and with the C++ double path: height_delta within 2e-5, ridge_map within 5e-3
 //    (the float/double agreement test_finite.cpp requires of the C++ float path);
+//  - redistribution (power profile) where |e|^k and its slope overflow float: both saturate at
+//    the largest finite float, bit-exact;
 //  - the noise fields (derive_seed, value/gradient/simplex noise with Hessians, the four fractals
 //    over the three bases, the island recipe, combinators, profiles, falloff distances) at 128
 //    low-discrepancy points each, as there is no independent reference for them.
@@ -537,6 +539,22 @@ void fill_noise_field_rows(batch& b, std::vector<group>& groups) {
         const glm::vec2 pw = gorge::power_profile<float>{k}(e);
         const glm::vec2 te = gorge::terrace_profile<float>{steps, ramp}(e);
         b.cpu.back() = {pw.x, pw.y, te.x, te.y};
+    }
+    // Redistribution where sign(e) |e|^k and its slope overflow float: both saturate at the largest
+    // finite float (bit-exact), with rows at e = 0 (0 and 0) so that neither output is constant.
+    g = int(groups.size());
+    groups.push_back({"power profile saturation " + b.hash, "point", {{"power", 0, -1.0}, {"power slope", 1, -1.0}}});
+    {
+        const float huge_inputs[] = {1e20f, -1e20f, 3e38f, -3e38f, 0.0f};
+        const float steep_exponents[] = {3.0f, 5.0f, 40.0f};  // |e|^(k - 1) > float max at |e| = 1e20
+        std::size_t index = 0;
+        for (float e : huge_inputs)
+            for (float k : steep_exponents) {
+                std::uint32_t* w = b.add_row(kind_profile, g, index++);
+                w[1] = bits_of(e), w[2] = bits_of(k), w[3] = bits_of(1.0f), w[4] = bits_of(1.0f);
+                const glm::vec2 pw = gorge::power_profile<float>{k}(e);
+                b.cpu.back() = {pw.x, pw.y, 0.0f, 0.0f};
+            }
     }
     g = int(groups.size());
     {

@@ -810,13 +810,23 @@ vec3 gorge_warp_end(gorge_warp w, vec3 v) {
 // ---- Island shaping (island.hpp) ----------------------------------------------------------------
 
 // Redistribution sign(e) |e|^k and its slope k |e|^(k - 1) (0 at e = 0 unless k = 1). GLSL's pow
-// is undefined at 0, so e = 0 is spelt out (C++ gets the same 0 from sign(0)).
+// is undefined at 0, so e = 0 is spelt out (C++ gets the same 0 from sign(0)). Both saturate at
+// the largest finite float where they would overflow (|e| > 1 with k > 1; k < 1 at subnormal |e|);
+// at subnormal |e| the slope is (|e| 2^24)^(k - 1) 2^(24 (1 - k)), 24 being float's digits, so it
+// is not lost to an overflow of |e|^(k - 1) where it is finite itself. A device may flush subnormals to zero: the lifted base is
+// then kept at the smallest normal float, so pow never sees 0 with a negative exponent.
+const float gorge_detail_float_digits = 24.0;
+const float gorge_detail_subnormal_lift = 16777216.0;  // 2^24
 vec2 gorge_power_profile(float e, float exponent) {
     float a = abs(e);
     bool positive = a > 0.0;
+    bool subnormal = a < gorge_detail_float_min_normal;
+    float base = max(subnormal ? a * gorge_detail_subnormal_lift : a, gorge_detail_float_min_normal);
+    float unlift = subnormal ? exp2(gorge_detail_float_digits * (1.0 - exponent)) : 1.0;
+    float slope = min(exponent * pow(base, exponent - 1.0) * unlift, gorge_detail_float_max);
     float slope_at_zero = exponent == 1.0 ? 1.0 : 0.0;
-    return vec2(positive ? sign(e) * pow(a, exponent) : 0.0,
-                positive ? exponent * pow(a, exponent - 1.0) : slope_at_zero);
+    return vec2(positive ? sign(e) * min(pow(a, exponent), gorge_detail_float_max) : 0.0,
+                positive ? slope : slope_at_zero);
 }
 
 // Smooth terraces: `steps` treads per unit, risers taking the fraction `ramp` in (0, 1].
@@ -853,7 +863,7 @@ const int gorge_falloff_square_bump = 1;  // fills a square map
 
 struct gorge_falloff_params {
     vec2 centre;     // island centre in p units (default (0, 0))
-    float radius;    // p distance mapped to |n| = 1, > 0 (default 1)
+    float radius;    // p distance mapped to |n| = 1, > 0 with 1 / radius <= ~3.2e32 (default 1)
     int shape;       // gorge_falloff_radial or gorge_falloff_square_bump (default radial)
     float amount;    // 0..1, how far e is pulled towards 1 - d (default 0.75)
 };
@@ -867,10 +877,14 @@ gorge_falloff_params gorge_falloff_params_default() {
     return p;
 }
 
-// mix(e, 1 - d(n), amount) with n = (p - centre) / radius; e is the field sampled at p.
+// mix(e, 1 - d(n), amount) with n = (p - centre) / radius; e is the field sampled at p. n is
+// clamped to [-2, 2]^2, which changes no result (both distances are 1 with gradient 0 wherever
+// some |n_i| >= 1) and keeps it finite where (p - centre) / radius overflows.
+const float gorge_detail_falloff_n_limit = 2.0;
 vec3 gorge_island_falloff(vec3 e, vec2 p, gorge_falloff_params params) {
     float inv_radius = 1.0 / params.radius;
-    vec2 n = vec2((p.x - params.centre.x) * inv_radius, (p.y - params.centre.y) * inv_radius);
+    vec2 n = clamp(vec2((p.x - params.centre.x) * inv_radius, (p.y - params.centre.y) * inv_radius),
+                   -gorge_detail_falloff_n_limit, gorge_detail_falloff_n_limit);
     vec3 d = params.shape == gorge_falloff_radial ? gorge_radial_distance(n) : gorge_square_bump_distance(n);
     float m = params.amount;
     float keep = 1.0 - m;
@@ -884,6 +898,9 @@ const uint gorge_island_stream_warp_y = 2u;
 const uint gorge_island_stream_moisture = 3u;
 
 // Parameters of the island recipe, field for field gorge::island_params (warp_params flattened).
+// Nothing is checked here: keep to what gorge::island_params<float> accepts (its ranges and its
+// derived limits on warp strength, contrast, exponent and radius), under which the C++ recipe is
+// finite for every finite p (fuzz-tested); this one computes the same formulas.
 struct gorge_island_params {
     gorge_fbm_params terrain;      // (default frequency 2, 6 octaves, lacunarity 2, gain 0.5)
     gorge_fbm_params warp_noise;   // (default 1.5, 4, 2, 0.5)

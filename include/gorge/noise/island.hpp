@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -43,18 +44,32 @@ namespace gorge {
 ///     g(e) = sign(e) |e|^k,   g'(e) = k |e|^(k - 1),
 /// so it is monotonic, keeps [-1, 1] and [0, 1] in place, and is as smooth as |e|^k at 0 (for
 /// k >= 1 the slope at 0 is finite; for k < 1 it is infinite there and 0 is returned at e == 0).
+/// Finite for every finite e and valid k: where |g| or g' exceeds the largest finite value of T
+/// (|e| > 1 with k > 1; k < 1 at subnormal |e|) that value is returned instead. At subnormal |e|
+/// the slope is computed from |e| 2^d, d = the digits of T (a normal number), and 2^(d (1 - k)),
+/// so that k |e|^(k - 1) is exact wherever it is finite rather than lost to an overflow of
+/// |e|^(k - 1).
 template <class S>
 struct power_profile {
     S exponent;  ///< k, finite > 0
     template <class T>
     GORGE_FORCEINLINE glm::vec<2, T> operator()(T e) const {
+        using V = detail::scalar_t<T>;
+        using limits = std::numeric_limits<V>;
         const T k = T(exponent);
+        const T big = T(limits::max());
         const T a = detail::abs(e);
         const auto positive = a > T(0);
-        const T safe_a = detail::select<T>(positive, a, T(1));
+        const auto subnormal = a < T(limits::min());
+        // |e|^(k - 1) = (|e| 2^d)^(k - 1) 2^(d (1 - k)); 2^(d (1 - k)) <= 2^d.
+        const V lift = std::ldexp(V(1), limits::digits);
+        const V unlift = std::exp2(V(limits::digits) * (V(1) - V(exponent)));
+        const T base = detail::select<T>(subnormal, a * T(lift), a);
+        const T slope = k * detail::pow(detail::select<T>(positive, base, T(1)), k - T(1)) *
+                        detail::select<T>(subnormal, T(unlift), T(1));
         const T slope_at_zero = T(exponent == S(1) ? 1 : 0);  // k > 1: 0; k < 1: documented 0
-        return {detail::sign(e) * detail::pow(a, k),
-                detail::select<T>(positive, k * detail::pow(safe_a, k - T(1)), slope_at_zero)};
+        return {detail::sign(e) * detail::min(detail::pow(a, k), big),
+                detail::select<T>(positive, detail::min(slope, big), slope_at_zero)};
     }
 };
 
@@ -133,7 +148,9 @@ enum class falloff_shape {
 template <class S>
 struct falloff_params {
     glm::vec<2, S> centre = glm::vec<2, S>(S(0));  ///< island centre in p units, finite (default (0, 0))
-    S radius = S(1);  ///< p distance mapped to |n| = 1, finite > 0 (default 1)
+    /// p distance mapped to |n| = 1, finite > 0 with 1 / radius at most max / 2^20 of S (about
+    /// 3.2e32 for float: radius >= ~3.1e-33) (default 1).
+    S radius = S(1);
     falloff_shape shape = falloff_shape::radial;  ///< (default radial)
     /// How far e is pulled towards 1 - d, in [0, 1] (default 0.75): 0 leaves e alone, 1 replaces
     /// it. For e in [0, 1], the result is <= 1 - amount where d = 1 and >= amount at the centre.
@@ -142,7 +159,8 @@ struct falloff_params {
     /// The first bad member and its rule, or an empty result when all are valid.
     invalid_parameter first_invalid() const {
         if (!(std::isfinite(centre.x) && std::isfinite(centre.y))) return "centre (must be finite)";
-        if (!(std::isfinite(radius) && radius > S(0))) return "radius (must be finite and > 0)";
+        if (!(std::isfinite(radius) && radius > S(0) && detail::within_finite_limit(S(1) / radius)))
+            return "radius (must be finite and > 0, with 1 / radius at most max / 2^20 of the scalar type)";
         if (shape != falloff_shape::radial && shape != falloff_shape::square_bump) return "shape (unknown value)";
         if (!(amount >= S(0) && amount <= S(1))) return "amount (must be in [0, 1])";
         return nullptr;
@@ -150,6 +168,13 @@ struct falloff_params {
     /// Throws std::invalid_argument naming the first bad parameter.
     void validate() const { detail::validate(*this, "gorge::falloff_params"); }
 };
+
+namespace detail {
+/// falloff_field clamps each component of n to +-falloff_n_limit before taking the distance: both
+/// distances are 1 with gradient 0 wherever some |n_i| >= 1, so the clamp changes no result, and
+/// it keeps n finite where p - centre or its product with 1 / radius overflows.
+constexpr double falloff_n_limit = 2.0;
+}  // namespace detail
 
 /// mix(e, 1 - d(n), amount) with n = (p - centre) / radius and e = f(p); gradient
 /// (1 - amount) ∇e - amount ∇d / radius. Kinks: those of the distance (see above).
@@ -160,7 +185,9 @@ struct falloff_field {
     template <class T>
     GORGE_FORCEINLINE glm::vec<3, T> operator()(glm::vec<2, T> p) const {
         const T inv_radius = T(S(1) / params.radius);
-        const glm::vec<2, T> n((p.x - T(params.centre.x)) * inv_radius, (p.y - T(params.centre.y)) * inv_radius);
+        const T limit = detail::constant<T>(detail::falloff_n_limit);
+        const glm::vec<2, T> n(detail::clamp((p.x - T(params.centre.x)) * inv_radius, -limit, limit),
+                               detail::clamp((p.y - T(params.centre.y)) * inv_radius, -limit, limit));
         // The shape is a parameter, not a value: branching on it is uniform across SIMD lanes.
         const glm::vec<3, T> d =
             params.shape == falloff_shape::radial ? radial_distance(n) : square_bump_distance(n);
@@ -187,8 +214,40 @@ constexpr std::uint32_t warp_y = 2;    ///< the warp's y offset
 constexpr std::uint32_t moisture = 3;  ///< the moisture fBm
 }  // namespace island_stream
 
+namespace detail {
+/// A bound of |d/dx| and |d/dy| of the gradient, value and simplex bases (largest seen over 2e7
+/// random points: 2.4, 3.7 and 6.2; value noise's exact bound is 2 * 15/8 = 3.75).
+constexpr double basis_partial_bound = 8.0;
+
+/// G(f) = basis_partial_bound times the sum over the octaves of |gain|^o * frequency *
+/// lacunarity^o: a bound of |d/dx| and |d/dy| of an fBm of any basis. Finite for valid params.
+template <class S>
+S fbm_gradient_bound(const fbm_params<S>& f) {
+    S freq = f.frequency, amp = S(1), sum = S(0);
+    for (int o = 0; o < f.octaves; ++o) {
+        sum += std::fabs(amp) * freq;
+        if (o + 1 < f.octaves) freq *= f.lacunarity, amp *= f.gain;
+    }
+    return S(basis_partial_bound) * sum;
+}
+}  // namespace detail
+
 /// Parameters of island_height_field() and island_moisture_field(). p is in units of the island
 /// radius around the centre by default (the island spans about [-1, 1]^2).
+///
+/// Derived limits (checked by first_invalid(), so that every finite p gives finite results): with
+/// G(f) = 8 sum_o |gain|^o frequency lacunarity^o, a bound of the partial derivatives of fBm f
+/// (see detail::fbm_gradient_bound), and L = max / 2^20 of S (about 3.2e32 for float),
+///   - warp: J_0 = 1, J_{k+1} = 1 + 2 |warp.strength| G(warp_noise) J_k, and 2 J G(terrain) for
+///     J = J_iterations, are at most L (bounds of the entries of the warp's Jacobian and of the
+///     warped terrain's partial derivatives);
+///   - contrast times 2 J G(terrain) (the gradient of e = sat(0.5 + contrast fBm)), and contrast
+///     times G(moisture), are at most L;
+///   - that gradient of e times the redistribution's steepest slope is at most L: the slope is
+///     at most exponent for exponent >= 1, and below 1 it is at most 2^(2 digits + 2) of S
+///     (2^50 for float), as e is either 0 or at least 2^-(2 digits + 2) (0.5 + contrast fBm
+///     rounds to a multiple of that, fused multiply-add or not).
+///   - falloff.radius: 1 / radius is at most L (see falloff_params).
 template <class S>
 struct island_params {
     /// Terrain fBm (default frequency 2, 6 octaves, lacunarity 2, gain 0.5).
@@ -222,13 +281,41 @@ struct island_params {
         if (const invalid_parameter bad = detail::nested_invalid("falloff", falloff.first_invalid())) return bad;
         if (const invalid_parameter bad = detail::nested_invalid("moisture", moisture.first_invalid())) return bad;
         if (!(sea_level >= S(0) && sea_level <= S(1))) return "sea_level (must be in [0, 1])";
-        return nullptr;
+        return derived_invalid();
     }
     /// Throws std::invalid_argument naming the first bad parameter.
     void validate() const { detail::validate(*this, "gorge::island_params"); }
     /// True when the falloff alone guarantees an island: e <= 1 - amount < sea_level wherever
     /// d = 1 (outside the radius) and e >= amount > sea_level at the centre. The defaults do.
     bool guarantees_island() const { return S(1) - falloff.amount < sea_level && sea_level < falloff.amount; }
+
+private:
+    /// The derived limits of the class comment (the members themselves already valid).
+    invalid_parameter derived_invalid() const {
+        using detail::within_finite_limit;
+        const S warp_gradient = detail::fbm_gradient_bound(warp_noise);
+        // A warp noise without octaves is 0, whatever the strength.
+        const S growth = warp_gradient == S(0) ? S(0) : S(2) * std::fabs(warp.strength) * warp_gradient;
+        S jacobian = S(1);
+        for (int k = 0; k < warp.iterations; ++k) {
+            jacobian = S(1) + growth * jacobian;
+            if (!within_finite_limit(jacobian)) break;
+        }
+        const S terrain_gradient = S(2) * jacobian * detail::fbm_gradient_bound(terrain);
+        if (!(within_finite_limit(jacobian) && within_finite_limit(terrain_gradient)))
+            return "warp.strength (the warp's Jacobian bound J and 2 J G(terrain) must be at most max / 2^20 of "
+                   "the scalar type, see island_params)";
+        const S e_gradient = contrast * terrain_gradient;
+        if (!(within_finite_limit(e_gradient) && within_finite_limit(contrast * detail::fbm_gradient_bound(moisture))))
+            return "contrast (contrast * 2 J G(terrain) and contrast * G(moisture) must be at most max / 2^20 of the "
+                   "scalar type, see island_params)";
+        constexpr int digits = std::numeric_limits<S>::digits;
+        const S steepest_slope = exponent >= S(1) ? exponent : std::ldexp(S(1), 2 * digits + 2);
+        if (!within_finite_limit(e_gradient * steepest_slope))
+            return "exponent (contrast * 2 J G(terrain) times the steepest redistribution slope, exponent or "
+                   "2^(2 digits + 2) below 1, must be at most max / 2^20 of the scalar type, see island_params)";
+        return nullptr;
+    }
 };
 
 /// Red Blob's island: e = sat(0.5 + contrast · warped fBm), redistributed as e^k, then pulled
