@@ -24,7 +24,6 @@
 #include <vector>
 
 #include <gorge/gorge.hpp>
-#define OLD_API 1  // until the world-unit parameters land
 
 #include "image_io.hpp"
 #include "lague_baseline.hpp"
@@ -248,21 +247,20 @@ double correlation(const std::vector<double>& a, const std::vector<double>& b) {
     return sab / std::sqrt(saa * sbb);
 }
 
-#ifndef OLD_API
 /// The same world (512 × 512 units of a [0, 1]-height fBm relief scaled to 40 units) at cell 1 and
 /// cell 0.5, with the same droplet count (same droplets per unit area) and world-unit parameters.
-void resolution() {
-    std::printf("\n### Resolution: one world at 512^2 (cell 1) and 1024^2 (cell 0.5), 262144 droplets\n\n");
+void resolution(int octaves, const gorge::droplet_params<float>& preset, const char* name) {
+    std::printf("\n### Resolution (%s, %d octaves): one world at 512^2 (cell 1) and 1024^2 (cell 0.5), 262144 droplets\n\n", name, octaves);
     const float relief = 40;
     const auto world = [&](int side, float cell) {
         map g(side, side);
         for (int y = 0; y < side; ++y)
             for (int x = 0; x < side; ++x)
-                g(x, y) = relief * (0.5f + 0.5f * value_fbm(glm::vec2(float(x), float(y)) * (cell / 512.0f), 3, 6, 11));
+                g(x, y) = relief * (0.5f + 0.5f * value_fbm(glm::vec2(float(x), float(y)) * (cell / 512.0f), 3, octaves, 11));
         return g;
     };
     const map coarse = world(512, 1), fine = world(1024, 0.5f);
-    gorge::droplet_params<float> p = gorge::droplet_params<float>::steep_mountains();
+    gorge::droplet_params<float> p = preset;
     map coarse_after, fine_after;
     const std::uint64_t n = 512ull * 512;
     p.cell_size = 1;
@@ -276,29 +274,35 @@ void resolution() {
     render("resolution_512_cell1", coarse_after, 1.0f);
     render("resolution_1024_cell05", fine_after, 2.0f);
 }
-#endif
 
 }  // namespace
 
-#ifdef OLD_API
-#define resolution() (void)0
-#endif
 int main(int argc, char** argv) {
     bool quick = false;
+    std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--quick"))
             quick = true;
         else if (!std::strcmp(argv[i], "--images") && i + 1 < argc)
             image_dir = argv[++i];
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: droplet_quality [--quick] [--images DIR]\n");
+            std::fprintf(stderr, "usage: droplet_quality [--quick] [--images DIR] [--only lague|edges|presets|resolution]\n");
             return 2;
         }
     }
+    const auto wanted = [&](const char* section) { return only.empty() || only == section; };
     std::printf("# Droplet erosion quality\n");
-    lague_setting(256, 70000, true);
-    if (!quick) lague_setting(1024, 1000000, true);
-    edge_runaway();
-    resolution();
+    if (wanted("lague")) {
+        lague_setting(256, 70000, true);
+        if (!quick) lague_setting(1024, 1000000, true);
+    }
+    if (wanted("edges")) edge_runaway();
+    if (wanted("resolution")) {
+        resolution(5, gorge::droplet_params<float>::steep_mountains(), "steep_mountains");
+        resolution(6, gorge::droplet_params<float>::steep_mountains(), "steep_mountains");
+        resolution(5, gorge::droplet_params<float>::lague_small_map(), "lague_small_map");
+    }
     return 0;
 }

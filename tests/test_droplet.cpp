@@ -23,6 +23,8 @@
 #endif
 
 #include <gorge/erosion/droplet.hpp>
+#include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/value_noise.hpp>
 
 #include "support/catch.hpp"
 
@@ -129,103 +131,35 @@ double brush_weight(int dx, int dy, int r) {
 
 // ---------------------------------------------------------------------------------------------
 // Oracle: the model of the header comment written as plainly as possible, in double, with the
-// brush evaluated per step from distances (clipped to the map and renormalised).
+// brush evaluated per step from distances (clipped to the map and renormalised), in world units
+// (cell_size, step_length, brush_radius; volumes are heights × world area).
+// Changes of the model it follows (and the library with it): the erosion brush is centred on the
+// node nearest the droplet (it was its cell's top-left node); an erosion step never lowers a
+// node below the height the droplet moves to; a dying droplet's sediment is spread through the
+// brush around the node nearest its position (it was dumped bilinearly into its cell).
 struct oracle_result {
     double x, y, speed, water, eroded = 0, deposited = 0, outflow = 0;
     int steps = 0;
     droplet_end end = droplet_end::lifetime;
 };
 
-oracle_result oracle_droplet(grid<double>& m, double x, double y, const droplet_params<double>& p,
-                             droplet_edge edge) {
-    const int w = int(m.width()), h = int(m.height());
-    const auto height_at = [&](double px, double py) {
-        const int cx = int(std::floor(px)), cy = int(std::floor(py));
-        const double fx = px - cx, fy = py - cy;
-        return m(cx, cy) * (1 - fx) * (1 - fy) + m(cx + 1, cy) * fx * (1 - fy) + m(cx, cy + 1) * (1 - fx) * fy +
-               m(cx + 1, cy + 1) * fx * fy;
-    };
-    const auto deposit_at = [&](double px, double py, double amount) {
-        const int cx = int(std::floor(px)), cy = int(std::floor(py));
-        const double fx = px - cx, fy = py - cy;
-        m(cx, cy) += amount * (1 - fx) * (1 - fy);
-        m(cx + 1, cy) += amount * fx * (1 - fy);
-        m(cx, cy + 1) += amount * (1 - fx) * fy;
-        m(cx + 1, cy + 1) += amount * fx * fy;
-    };
-    oracle_result r{};
-    double dirx = 0, diry = 0, speed = p.initial_speed, water = p.initial_water, sediment = 0;
-    const int reach = p.brush_radius;
-    for (r.steps = 0; r.steps < p.lifetime;) {
-        const int cx = int(std::floor(x)), cy = int(std::floor(y));
-        const double fx = x - cx, fy = y - cy;
-        const double gx = (m(cx + 1, cy) - m(cx, cy)) * (1 - fy) + (m(cx + 1, cy + 1) - m(cx, cy + 1)) * fy;
-        const double gy = (m(cx, cy + 1) - m(cx, cy)) * (1 - fx) + (m(cx + 1, cy + 1) - m(cx + 1, cy)) * fx;
-        dirx = dirx * p.inertia - gx * (1 - p.inertia);
-        diry = diry * p.inertia - gy * (1 - p.inertia);
-        const double len = std::hypot(dirx, diry);
-        if (len == 0) {
-            r.end = droplet_end::stopped;
-            break;
-        }
-        dirx /= len;
-        diry /= len;
-        const double nx = x + dirx, ny = y + diry;
-        if (nx < 0 || ny < 0 || nx >= w - 1 || ny >= h - 1) {
-            r.end = droplet_end::left_map;
-            if (edge == droplet_edge::outflow) {
-                r.outflow += sediment;
-                sediment = 0;
-            }
-            break;
-        }
-        const double dh = height_at(nx, ny) - height_at(x, y);
-        const double capacity = std::max(-dh * speed * water * p.capacity_factor, p.min_capacity);
-        if (sediment > capacity || dh > 0) {
-            const double amount = dh > 0 ? std::min(dh, sediment) : (sediment - capacity) * p.deposit_rate;
-            sediment -= amount;
-            r.deposited += amount;
-            deposit_at(x, y, amount);
-        } else {
-            const double amount = std::min((capacity - sediment) * p.erode_rate, -dh);
-            double inside = 0;
-            for (int oy = -reach; oy <= reach; ++oy)
-                for (int ox = -reach; ox <= reach; ++ox)
-                    if (m.contains(cx + ox, cy + oy)) inside += std::max(0.0, 1.0 - std::hypot(ox, oy) / reach);
-            for (int oy = -reach; oy <= reach; ++oy)
-                for (int ox = -reach; ox <= reach; ++ox)
-                    if (m.contains(cx + ox, cy + oy))
-                        m(cx + ox, cy + oy) -= amount * std::max(0.0, 1.0 - std::hypot(ox, oy) / reach) / inside;
-            sediment += amount;
-            r.eroded += amount;
-        }
-        speed = std::sqrt(std::max(speed * speed - dh * p.gravity, 0.0));
-        water *= 1 - p.evaporate_rate;
-        x = nx;
-        y = ny;
-        ++r.steps;
-    }
-    if (sediment != 0) {
-        deposit_at(x, y, sediment);
-        r.deposited += sediment;
-    }
-    r.x = x;
-    r.y = y;
-    r.speed = speed;
-    r.water = water;
-    return r;
-}
-
-// The same model as oracle_droplet, cut into the two halves of a step so that two droplets
-// can take their steps together in the documented pair order: both read the map (direction,
-// new position, height change), then the first, then the second erodes or deposits.
+// A droplet in flight, its step cut into two halves so that two droplets can take their steps
+// together in the documented pair order: both read the map (direction, new position, height
+// change), then the first, then the second erodes or deposits.
 struct oracle_walker {
     double x, y, dirx = 0, diry = 0, speed, water, sediment = 0;
-    double nx = 0, ny = 0, dh = 0, capacity = 0;  // between read_half and write_half
+    double nx = 0, ny = 0, dh = 0, capacity = 0, floor = 0;  // between read_half and write_half
     int steps = 0;
     bool alive = true;
     oracle_result r{};
 };
+
+double oracle_height(const grid<double>& m, double px, double py) {
+    const int cx = int(std::floor(px)), cy = int(std::floor(py));
+    const double fx = px - cx, fy = py - cy;
+    return m(cx, cy) * (1 - fx) * (1 - fy) + m(cx + 1, cy) * fx * (1 - fy) + m(cx, cy + 1) * (1 - fx) * fy +
+           m(cx + 1, cy + 1) * fx * fy;
+}
 
 void oracle_deposit(grid<double>& m, double px, double py, double amount) {
     const int cx = int(std::floor(px)), cy = int(std::floor(py));
@@ -236,92 +170,137 @@ void oracle_deposit(grid<double>& m, double px, double py, double amount) {
     m(cx + 1, cy + 1) += amount * fx * fy;
 }
 
-/// The droplet ends: what it carries is dropped where it is.
-void oracle_end(grid<double>& m, oracle_walker& w, droplet_end why) {
+/// Calls f(x, y, weight) for each map node of the brush around the node nearest (px, py):
+/// weights 1 - d/r (r = brush_radius / cell_size cells) of the nodes on the map, normalised.
+template <class F>
+void oracle_brush(const grid<double>& m, double px, double py, const droplet_params<double>& p, F&& f) {
+    const int cx = int(std::floor(px + 0.5)), cy = int(std::floor(py + 0.5));
+    const double r = p.brush_radius / p.cell_size;
+    const int span = int(std::ceil(r));
+    double inside = 0;
+    for (int oy = -span; oy <= span; ++oy)
+        for (int ox = -span; ox <= span; ++ox)
+            if (m.contains(cx + ox, cy + oy)) inside += std::max(0.0, 1.0 - std::hypot(ox, oy) / r);
+    for (int oy = -span; oy <= span; ++oy)
+        for (int ox = -span; ox <= span; ++ox) {
+            const double w = std::max(0.0, 1.0 - std::hypot(ox, oy) / r);
+            if (w > 0 && m.contains(cx + ox, cy + oy)) f(cx + ox, cy + oy, w / inside);
+        }
+}
+
+/// The droplet ends: what it carries is spread through the brush where it is; amounts become
+/// world volumes.
+void oracle_end(grid<double>& m, oracle_walker& w, droplet_end why, const droplet_params<double>& p) {
     w.alive = false;
     w.r.end = why;
     if (w.sediment != 0) {
-        oracle_deposit(m, w.x, w.y, w.sediment);
+        oracle_brush(m, w.x, w.y, p, [&](int x, int y, double weight) { m(x, y) += w.sediment * weight; });
         w.r.deposited += w.sediment;
         w.sediment = 0;
     }
+    const double area = p.cell_size * p.cell_size;
+    w.r.eroded *= area;
+    w.r.deposited *= area;
+    w.r.outflow *= area;
+    w.r.x = w.x;
+    w.r.y = w.y;
+    w.r.speed = w.speed;
+    w.r.water = w.water;
+    w.r.steps = w.steps;
 }
 
 /// First half of a step; false if the droplet ended in it.
-bool oracle_read_half(grid<double>& m, oracle_walker& w, const droplet_params<double>& p) {
+bool oracle_read_half(grid<double>& m, oracle_walker& w, const droplet_params<double>& p, droplet_edge edge) {
     const int wd = int(m.width()), ht = int(m.height());
-    const auto height_at = [&](double px, double py) {
-        const int cx = int(std::floor(px)), cy = int(std::floor(py));
-        const double fx = px - cx, fy = py - cy;
-        return m(cx, cy) * (1 - fx) * (1 - fy) + m(cx + 1, cy) * fx * (1 - fy) + m(cx, cy + 1) * (1 - fx) * fy +
-               m(cx + 1, cy + 1) * fx * fy;
-    };
     const int cx = int(std::floor(w.x)), cy = int(std::floor(w.y));
     const double fx = w.x - cx, fy = w.y - cy;
-    const double gx = (m(cx + 1, cy) - m(cx, cy)) * (1 - fy) + (m(cx + 1, cy + 1) - m(cx, cy + 1)) * fy;
-    const double gy = (m(cx, cy + 1) - m(cx, cy)) * (1 - fx) + (m(cx + 1, cy + 1) - m(cx + 1, cy)) * fx;
+    // Gradient in heights per world unit.
+    const double gx = ((m(cx + 1, cy) - m(cx, cy)) * (1 - fy) + (m(cx + 1, cy + 1) - m(cx, cy + 1)) * fy) / p.cell_size;
+    const double gy = ((m(cx, cy + 1) - m(cx, cy)) * (1 - fx) + (m(cx + 1, cy + 1) - m(cx + 1, cy)) * fx) / p.cell_size;
     w.dirx = w.dirx * p.inertia - gx * (1 - p.inertia);
     w.diry = w.diry * p.inertia - gy * (1 - p.inertia);
     const double len = std::hypot(w.dirx, w.diry);
     if (len == 0) {
-        oracle_end(m, w, droplet_end::stopped);
+        oracle_end(m, w, droplet_end::stopped, p);
         return false;
     }
     w.dirx /= len;
     w.diry /= len;
-    w.nx = w.x + w.dirx;
-    w.ny = w.y + w.diry;
+    const double step = p.step_length / p.cell_size;  // in cells
+    w.nx = w.x + w.dirx * step;
+    w.ny = w.y + w.diry * step;
     if (w.nx < 0 || w.ny < 0 || w.nx >= wd - 1 || w.ny >= ht - 1) {
-        w.r.outflow += w.sediment;  // droplet_edge::outflow
-        w.sediment = 0;
-        oracle_end(m, w, droplet_end::left_map);
+        if (edge == droplet_edge::outflow) {
+            w.r.outflow += w.sediment;
+            w.sediment = 0;
+        }
+        oracle_end(m, w, droplet_end::left_map, p);
         return false;
     }
-    w.dh = height_at(w.nx, w.ny) - height_at(w.x, w.y);
-    w.capacity = std::max(-w.dh * w.speed * w.water * p.capacity_factor, p.min_capacity);
+    w.floor = oracle_height(m, w.nx, w.ny);
+    w.dh = w.floor - oracle_height(m, w.x, w.y);
+    // In heights × cells: the world volumes divided by the cell area.
+    const double area = p.cell_size * p.cell_size;
+    w.capacity = std::max(-w.dh * w.speed * w.water * p.capacity_factor, p.min_capacity) / area;
     return true;
 }
 
 /// Second half of a step.
 void oracle_write_half(grid<double>& m, oracle_walker& w, const droplet_params<double>& p) {
-    const int cx = int(std::floor(w.x)), cy = int(std::floor(w.y));
+    const double step = p.step_length / p.cell_size;
     if (w.sediment > w.capacity || w.dh > 0) {
-        const double amount = w.dh > 0 ? std::min(w.dh, w.sediment) : (w.sediment - w.capacity) * p.deposit_rate;
+        const double amount =
+            w.dh > 0 ? std::min(w.dh * step * step, w.sediment) : (w.sediment - w.capacity) * p.deposit_rate;
         w.sediment -= amount;
         w.r.deposited += amount;
         oracle_deposit(m, w.x, w.y, amount);
     } else {
-        const double amount = std::min((w.capacity - w.sediment) * p.erode_rate, -w.dh);
-        const int reach = p.brush_radius;
-        double inside = 0;
-        for (int oy = -reach; oy <= reach; ++oy)
-            for (int ox = -reach; ox <= reach; ++ox)
-                if (m.contains(cx + ox, cy + oy)) inside += std::max(0.0, 1.0 - std::hypot(ox, oy) / reach);
-        for (int oy = -reach; oy <= reach; ++oy)
-            for (int ox = -reach; ox <= reach; ++ox)
-                if (m.contains(cx + ox, cy + oy))
-                    m(cx + ox, cy + oy) -= amount * std::max(0.0, 1.0 - std::hypot(ox, oy) / reach) / inside;
-        w.sediment += amount;
-        w.r.eroded += amount;
+        const double amount = std::min((w.capacity - w.sediment) * p.erode_rate, -w.dh * step * step);
+        double taken = 0;
+        oracle_brush(m, w.x, w.y, p, [&](int x, int y, double weight) {
+            const double take = std::min(amount * weight, std::max(m(x, y) - w.floor, 0.0));
+            m(x, y) -= take;
+            taken += take;
+        });
+        w.sediment += taken;
+        w.r.eroded += taken;
     }
     w.speed = std::sqrt(std::max(w.speed * w.speed - w.dh * p.gravity, 0.0));
     w.water *= 1 - p.evaporate_rate;
     w.x = w.nx;
     w.y = w.ny;
-    if (++w.steps == p.lifetime) oracle_end(m, w, droplet_end::lifetime);
+    if (++w.steps == p.lifetime) oracle_end(m, w, droplet_end::lifetime, p);
+}
+
+oracle_walker oracle_start(double x, double y, const droplet_params<double>& p) {
+    oracle_walker w{};
+    w.x = x;
+    w.y = y;
+    w.speed = p.initial_speed;
+    w.water = p.initial_water;
+    return w;
+}
+
+oracle_result oracle_droplet(grid<double>& m, double x, double y, const droplet_params<double>& p,
+                             droplet_edge edge) {
+    oracle_walker w = oracle_start(x, y, p);
+    while (w.alive)
+        if (oracle_read_half(m, w, p, edge)) oracle_write_half(m, w, p);
+    return w.r;
 }
 
 /// Droplets a and b as an interleaved pair: joint steps while both live, then the survivor alone.
 void oracle_pair(grid<double>& m, oracle_walker& a, oracle_walker& b, const droplet_params<double>& p) {
+    const droplet_edge edge = droplet_edge::outflow;
     while (a.alive && b.alive) {
-        const bool a_moved = oracle_read_half(m, a, p);
-        const bool b_moved = oracle_read_half(m, b, p);
+        const bool a_moved = oracle_read_half(m, a, p, edge);
+        const bool b_moved = oracle_read_half(m, b, p, edge);
         if (a_moved) oracle_write_half(m, a, p);
         if (b_moved) oracle_write_half(m, b, p);
     }
     for (oracle_walker* w : {&a, &b})
         while (w->alive)
-            if (oracle_read_half(m, *w, p)) oracle_write_half(m, *w, p);
+            if (oracle_read_half(m, *w, p, edge)) oracle_write_half(m, *w, p);
 }
 
 double max_abs_difference(const grid<double>& a, const grid<double>& b) {
@@ -366,6 +345,9 @@ TEST_CASE("droplet: invalid parameters, maps and options are rejected by name") 
     const bad_case cases[] = {
         {"brush_radius", [](droplet_params<float>& p, float, float) { p.brush_radius = 0; }},
         {"brush_radius", [](droplet_params<float>& p, float, float) { p.brush_radius = 33; }},
+        {"brush_radius", [](droplet_params<float>& p, float n, float) { p.brush_radius = n; }},
+        {"cell_size", [](droplet_params<float>& p, float n, float) { p.cell_size = n; }},
+        {"step_length", [](droplet_params<float>& p, float, float i) { p.step_length = i; }},
         {"inertia", [](droplet_params<float>& p, float, float) { p.inertia = 1.5f; }},
         {"inertia", [](droplet_params<float>& p, float n, float) { p.inertia = n; }},
         {"capacity_factor", [](droplet_params<float>& p, float, float) { p.capacity_factor = -1; }},
@@ -418,16 +400,19 @@ TEST_CASE("droplet: invalid parameters, maps and options are rejected by name") 
     }
 }
 
-TEST_CASE("droplet: one step on a tilted plane erodes through the brush and deposits at the end") {
+TEST_CASE("droplet: one step on a tilted plane erodes the uphill half of the brush and spreads its load") {
     // h = 0.5 x. From (16.25, 16.5) the gradient is (0.5, 0): the droplet moves to (15.25, 16.5),
-    // descending dh = -0.5. Capacity = 0.5 * speed 1 * water 1 * 4 = 2, so it picks up
-    // min(2 * erode_rate, 0.5) through the brush around node (16, 16); with lifetime 1 it then
-    // dies and drops everything bilinearly at (15.25, 16.5).
+    // descending dh = -0.5 to the height 7.625. Capacity = 0.5 * speed 1 * water 1 * 4 = 2, so it
+    // tries to pick up min(2 * erode_rate, 0.5) through the brush around the node nearest its
+    // position, (16, 17). No node may go below 7.625: nodes x = 14 and 15 (heights 7 and 7.5)
+    // give nothing, nodes x >= 16 their full share (at most 0.054, far above their room). With
+    // lifetime 1 it then dies and spreads what it took through the brush around the node nearest
+    // (15.25, 16.5), (15, 17).
     for (const float erode_rate : {0.3f, 0.1f}) {
         droplet_params<float> p;
         p.lifetime = 1;
         p.erode_rate = erode_rate;
-        const float amount = std::min(2.0f * erode_rate, 0.5f);  // 0.5 (clamped to the descent) or 0.2
+        const double amount = std::min(2.0 * erode_rate, 0.5);  // 0.5 (clamped to the descent) or 0.2
         grid<float> g = plane<float>(32, 32, 0.5f);
         const grid<float> before = g;
         gorge::droplet_eroder<float> eroder(g.view(), p);
@@ -436,23 +421,26 @@ TEST_CASE("droplet: one step on a tilted plane erodes through the brush and depo
         grid<double> expected(32, 32);
         for (int y = 0; y < 32; ++y)
             for (int x = 0; x < 32; ++x) expected(x, y) = before(x, y);
+        double taken = 0;
         for (int dy = -3; dy <= 3; ++dy)
-            for (int dx = -3; dx <= 3; ++dx) expected(16 + dx, 16 + dy) -= amount * brush_weight(dx, dy, 3);
-        expected(15, 16) += amount * 0.75 * 0.5;
-        expected(16, 16) += amount * 0.25 * 0.5;
-        expected(15, 17) += amount * 0.75 * 0.5;
-        expected(16, 17) += amount * 0.25 * 0.5;
+            for (int dx = 0; dx <= 3; ++dx) {
+                expected(16 + dx, 17 + dy) -= amount * brush_weight(dx, dy, 3);
+                taken += amount * brush_weight(dx, dy, 3);
+            }
+        for (int dy = -3; dy <= 3; ++dy)
+            for (int dx = -3; dx <= 3; ++dx) expected(15 + dx, 17 + dy) += taken * brush_weight(dx, dy, 3);
         for (int y = 0; y < 32; ++y)
             for (int x = 0; x < 32; ++x) {
                 INFO("cell " << x << ", " << y);
                 CHECK(double(g(x, y)) == Approx(expected(x, y)).margin(2e-6));
             }
+        CHECK(taken < amount * 0.75);  // the downhill nodes kept their height
         CHECK(r.steps == 1);
         CHECK(r.end == droplet_end::lifetime);
         CHECK(r.position.x == Approx(15.25f));
         CHECK(r.position.y == Approx(16.5f));
-        CHECK(r.eroded == Approx(amount).epsilon(1e-6));
-        CHECK(r.deposited == Approx(amount).epsilon(1e-6));
+        CHECK(r.eroded == Approx(taken).epsilon(1e-6));
+        CHECK(r.deposited == Approx(taken).epsilon(1e-6));
         CHECK(r.outflow == 0.0);
         CHECK(r.speed == Approx(std::sqrt(1.0f + 0.5f * 4.0f)));  // v^2 = 1 - dh * gravity = 3
         CHECK(r.water == Approx(0.99f));
@@ -490,16 +478,17 @@ TEST_CASE("droplet: longer run on a plane erodes upstream, deposits downstream, 
     for (int y = 0; y < 48; ++y)
         for (int x = 0; x < 48; ++x) {
             const double change = double(g(x, y)) - double(before(x, y));
-            // The path runs along y = 20.5 from x = 30.5 to 22.5: brush (reach 2) and corners
-            // stay within x 20..32, y 18..23.
-            if (x < 20 || x > 32 || y < 18 || y > 23) {
+            // The path runs along y = 20.5 from x = 30.5 to 22.5: brushes (reach 2) around the
+            // nearest nodes (x 31 .. 23, y 21) and the corners of the cells left stay within
+            // x 20..33, y 19..23.
+            if (x < 20 || x > 33 || y < 19 || y > 23) {
                 INFO("cell " << x << ", " << y);
                 CHECK(change == 0.0);
             }
             if (x >= 27) upstream += change;
         }
     CHECK(upstream < 0);
-    CHECK(double(g(30, 20)) < double(before(30, 20)));  // the first node is dug
+    CHECK(double(g(31, 21)) < double(before(31, 21)));  // the first brush centre is dug
     CHECK(total(g) == Approx(total(before)).margin(1e-5));
     CHECK(r.deposited == Approx(r.eroded).epsilon(1e-6));
 }
@@ -509,7 +498,8 @@ TEST_CASE("droplet: in a V-shaped valley it overshoots, stalls, erodes and fills
     //  step 0: gradient +1 -> moves to 7.3 (uphill dh = +0.4); no sediment to drop;
     //          v^2 = 1 - 0.4 * 4 < 0 -> speed clamps to 0.
     //  step 1: at 7.3 the gradient is -1 -> moves back to 8.3, dh = -0.4; capacity =
-    //          max(0.4 * 0 * ..., 0.01) = 0.01 -> erodes 0.003 at node (7, 8); v^2 = 1.6.
+    //          max(0.4 * 0 * ..., 0.01) = 0.01 -> erodes 0.003 at the node nearest (7.3, 8.5),
+    //          (7, 9) (height 1, far above the floor 0.3); v^2 = 1.6.
     //  step 2: gradient +1 -> to 7.3; h(7.3, 8.5) = 0.7 * (0.997 + 1) / 2 = 0.69895, dh = 0.39895
     //          uphill -> deposits min(dh, 0.003) = 0.003 at (8.3, 8.5): 0.35 / 0.15 shares.
     droplet_params<float> p;
@@ -531,7 +521,7 @@ TEST_CASE("droplet: in a V-shaped valley it overshoots, stalls, erodes and fills
     for (int y = 0; y < 16; ++y)
         for (int x = 0; x < 16; ++x) {
             double expected = before(x, y);
-            if (x == 7 && y == 8) expected -= 0.003;
+            if (x == 7 && y == 9) expected -= 0.003;
             if ((x == 8) && (y == 8 || y == 9)) expected += 0.003 * 0.35;
             if ((x == 9) && (y == 8 || y == 9)) expected += 0.003 * 0.15;
             INFO("cell " << x << ", " << y);
@@ -542,18 +532,24 @@ TEST_CASE("droplet: in a V-shaped valley it overshoots, stalls, erodes and fills
 
 TEST_CASE("droplet: matches a plain double re-implementation of the model") {
     struct setup {
-        int radius;
+        double radius;  // world units
         float inertia;
         droplet_edge edge;
         int lifetime;
+        double cell_size, step_length;
     };
-    const setup setups[] = {{3, 0.05f, droplet_edge::outflow, 30},
-                            {1, 0.3f, droplet_edge::deposit, 20},
-                            {2, 0.0f, droplet_edge::outflow, 40},
-                            {5, 0.5f, droplet_edge::deposit, 30}};
+    const setup setups[] = {{3, 0.05f, droplet_edge::outflow, 30, 1, 1},
+                            {1, 0.3f, droplet_edge::deposit, 20, 1, 1},
+                            {2, 0.0f, droplet_edge::outflow, 40, 1, 1},
+                            {5, 0.5f, droplet_edge::deposit, 30, 1, 1},
+                            // world units: a 2.6-cell brush and 1.5-cell steps, and 0.7-cell steps
+                            {1.3, 0.1f, droplet_edge::outflow, 25, 0.5, 0.75},
+                            {6, 0.2f, droplet_edge::deposit, 30, 2, 1.4}};
     for (const setup& s : setups) {
         droplet_params<double> p;
         p.brush_radius = s.radius;
+        p.cell_size = s.cell_size;
+        p.step_length = s.step_length;
         p.inertia = s.inertia;
         p.lifetime = s.lifetime;
         grid<double> lib = hills<double>(40, 36, 0.3 * s.radius);
@@ -577,9 +573,12 @@ TEST_CASE("droplet: matches a plain double re-implementation of the model") {
             CHECK(a.position.y == Approx(b.y).margin(1e-9));
             CHECK(a.speed == Approx(b.speed).epsilon(1e-9).margin(1e-12));
             CHECK(a.water == Approx(b.water).epsilon(1e-12));
-            CHECK(a.eroded == Approx(b.eroded).epsilon(1e-9).margin(1e-14));
-            CHECK(a.deposited == Approx(b.deposited).epsilon(1e-9).margin(1e-14));
-            CHECK(a.outflow == Approx(b.outflow).epsilon(1e-9).margin(1e-14));
+            // The totals get 1e-8: in one droplet of these 900 (rocking in a valley with inertia 0,
+            // near stalling, where the capacity follows the square root of a cancelling
+            // speed² - dh·gravity) they differ by 1.2e-9, while the map stays within 1e-10.
+            CHECK(a.eroded == Approx(b.eroded).epsilon(1e-8).margin(1e-14));
+            CHECK(a.deposited == Approx(b.deposited).epsilon(1e-8).margin(1e-14));
+            CHECK(a.outflow == Approx(b.outflow).epsilon(1e-8).margin(1e-14));
             REQUIRE(max_abs_difference(lib, ref) < 1e-10);
             left += a.end == droplet_end::left_map ? 1 : 0;
         }
@@ -627,7 +626,7 @@ TEST_CASE("droplet: interleaved pairs follow the documented order (both read, th
 TEST_CASE("droplet: a batch without interleaving equals its droplets run one by one") {
     for (const int radius : {3, 6}) {  // a compiled-in radius and the general path
         droplet_params<float> p;
-        p.brush_radius = radius;
+        p.brush_radius = float(radius);
         grid<float> batch = hills<float>(64, 48);
         grid<float> single = batch, paired = batch;
         droplet_options o;
@@ -861,13 +860,16 @@ TEST_CASE("droplet: writes stay within the tile margin of the start cell") {
     // and the clipped border).
     for (const int radius : {1, 3, 4, 7}) {
         droplet_params<float> p;
-        p.brush_radius = radius;
+        p.brush_radius = float(radius);
         p.lifetime = 10;
         p.inertia = 0.6f;
-        const std::ptrdiff_t margin = gorge::detail::droplet_tile_margin(p.lifetime, radius);
-        // Nodes lie within lifetime + 1 of the start cell; blocks reach r + 2 left and r + 5
-        // right of a node, rows r - 1 (the deposit corner 1) up and down.
-        const std::ptrdiff_t travel = p.lifetime + 1, left = radius + 2, right = radius + 5;
+        const std::ptrdiff_t travel = p.lifetime + 1;
+        REQUIRE(gorge::detail::droplet_travel(p) == travel);
+        const std::ptrdiff_t margin = gorge::detail::droplet_tile_margin(travel, radius);
+        // Cell corners and brush centres (nearest nodes) lie within lifetime + 1 of the start
+        // cell; blocks reach r + 2 left and r + 5 right of a node, rows r - 1 up and down of a
+        // brush centre (the deposit corner 1).
+        const std::ptrdiff_t left = radius + 2, right = radius + 5;
         const std::ptrdiff_t vertical = std::max(radius - 1, 1);
         CHECK(margin >= travel + std::max(left, right) + 1);
         for (const int width : {97, 100, 101}) {  // row strides of each alignment
@@ -1134,4 +1136,265 @@ TEST_CASE("droplet: extra memory stays below half of the heightmap") {
         CHECK(allocated * 2 < grid_bytes);
     }
 #endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Terrain quality and edges (the issue's measurements).
+namespace {
+
+/// Lague's setting: value-noise fBm (6 octaves from 3 cycles per map, gain 0.5) normalised to [0, 1].
+grid<float> value_fbm_unit(int side) {
+    grid<float> g(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) {
+            float sum = 0, amp = 1, freq = 3;
+            for (int o = 0; o < 6; ++o, amp *= 0.5f, freq *= 2)
+                sum += amp * gorge::value_noise(glm::vec2(float(x), float(y)) / float(side) * freq,
+                                                std::uint32_t(7 + o)).x;
+            g(x, y) = sum;
+        }
+    const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
+    const float low = *lo, range = *hi - *lo;
+    for (float& h : g) h = (h - low) / range;
+    return g;
+}
+
+/// Cells strictly lower than all 8 neighbours.
+long pits(const grid<float>& g) {
+    long n = 0;
+    for (std::ptrdiff_t y = 1; y + 1 < g.height(); ++y)
+        for (std::ptrdiff_t x = 1; x + 1 < g.width(); ++x) {
+            bool pit = true;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx)
+                    if ((dx || dy) && !(g(x, y) < g(x + dx, y + dy))) pit = false;
+            n += pit ? 1 : 0;
+        }
+    return n;
+}
+
+/// Mean |4-neighbour Laplacian| over the interior.
+double roughness(const grid<float>& g) {
+    double sum = 0;
+    for (std::ptrdiff_t y = 1; y + 1 < g.height(); ++y)
+        for (std::ptrdiff_t x = 1; x + 1 < g.width(); ++x)
+            sum += std::abs(double(g(x + 1, y)) + g(x - 1, y) + g(x, y + 1) + g(x, y - 1) - 4.0 * g(x, y));
+    return sum / double((g.width() - 2) * (g.height() - 2));
+}
+
+/// Mean |change| in the `band`-cell border band divided by the interior's.
+double border_ratio(const grid<float>& before, const grid<float>& after, int band) {
+    double edge = 0, inner = 0;
+    long edge_n = 0, inner_n = 0;
+    for (std::ptrdiff_t y = 0; y < after.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < after.width(); ++x) {
+            const double d = std::abs(double(after(x, y)) - before(x, y));
+            if (x < band || y < band || x >= after.width() - band || y >= after.height() - band)
+                edge += d, ++edge_n;
+            else
+                inner += d, ++inner_n;
+        }
+    return (edge / double(edge_n)) / (inner / double(inner_n));
+}
+
+float lowest(const grid<float>& g) { return *std::min_element(g.begin(), g.end()); }
+
+}  // namespace
+
+TEST_CASE("droplet: no runaway at the edges (the issue's map, 16 droplets per cell)") {
+    // Before the fix a trench along y = 0 and x = 0 deepened exponentially (-5.9 after 2 droplets
+    // per cell, -37259 after 8) while the bottom and right edges stayed untouched.
+    grid<float> source(256, 256);
+    for (int y = 0; y < 256; ++y)
+        for (int x = 0; x < 256; ++x)
+            source(x, y) = 0.5f + 0.5f * gorge::fbm(glm::vec2(float(x), float(y)) / 256.0f,
+                                                    gorge::fbm_params<float>{4, 6, 2, 0.5f}).x;
+    for (const droplet_schedule schedule : {droplet_schedule::serial, droplet_schedule::tiled}) {
+        grid<float> g = source;
+        droplet_options o;
+        o.schedule = schedule;
+        gorge::erode_droplets(g, 16u * 256u * 256u, {}, o);
+        INFO("schedule " << int(schedule) << ", lowest " << lowest(g));
+        CHECK(lowest(g) >= lowest(source));  // no step digs below the droplet's path
+        CHECK(border_ratio(source, g, 4) <= 3.0);
+    }
+    // Heights in [0, 1] (the issue's target: lowest >= -0.05 and a border band <= 3x the interior).
+    grid<float> unit = value_fbm_unit(256);
+    const grid<float> unit_before = unit;
+    gorge::erode_droplets(unit, 16u * 256u * 256u);
+    CHECK(lowest(unit) >= -0.05f);
+    CHECK(border_ratio(unit_before, unit, 4) <= 3.0);
+    // A 2 x 2 map reached -4e5 after 1000 droplets.
+    for (const droplet_edge edge : {droplet_edge::outflow, droplet_edge::deposit}) {
+        grid<float> tiny(2, 2);
+        tiny(0, 0) = 1, tiny(1, 0) = 0.5f, tiny(0, 1) = 0.5f, tiny(1, 1) = 0;
+        droplet_options o;
+        o.edge = edge;
+        gorge::erode_droplets(tiny, 1000, {}, o);
+        CHECK(lowest(tiny) >= 0.0f);
+    }
+}
+
+TEST_CASE("droplet: erosion never lowers the map below its lowest height") {
+    // Every node an erosion step lowers stays at or above the height the droplet flows to, which
+    // is itself at least the lowest node: the minimum of the map never decreases.
+    for (const int radius : {1, 3, 6}) {
+        droplet_params<float> p;
+        p.brush_radius = float(radius);
+        p.capacity_factor = 40;  // greedy droplets
+        p.erode_rate = 1;
+        grid<float> g = hills<float>(70, 60, 0.2 * radius);
+        for (float& h : g) h *= 20.0f;
+        const float before = lowest(g);
+        for (const droplet_edge edge : {droplet_edge::outflow, droplet_edge::deposit}) {
+            droplet_options o;
+            o.edge = edge;
+            gorge::erode_droplets(g, 20000, p, o);
+            INFO("radius " << radius);
+            CHECK(lowest(g) >= before);
+        }
+    }
+}
+
+TEST_CASE("droplet: Lague's setting erodes smooth rills, not speckle") {
+    // 256 x 256, heights in [0, 1], 70 000 droplets with the defaults. Before the fix the
+    // sediment of dying droplets was dumped into the 4 nodes of their cell: the pits tripled and
+    // the roughness doubled (1838 pits and 1.16e-2 from 529 and 5.4e-3), where Lague's model
+    // lowers both (259 pits, 4.0e-3).
+    grid<float> g = value_fbm_unit(256);
+    const grid<float> before = g;
+    const gorge::droplet_stats s = gorge::erode_droplets(g, 70000);
+    INFO("pits " << pits(before) << " -> " << pits(g) << ", roughness " << roughness(before) << " -> " << roughness(g));
+    CHECK(pits(g) < pits(before));
+    CHECK(roughness(g) < roughness(before));
+    CHECK(s.eroded > 1000.0);  // it does erode (Lague's model: 1795)
+}
+
+TEST_CASE("droplet: world units: scaling every length and the heights by 2 scales the result by 2") {
+    // Heights, cell_size, step_length and brush_radius times k, gravity / k (speed² per unit of
+    // descent), capacity_factor times k² (an area) and min_capacity times k³ (a volume): every
+    // quantity of the model scales exactly (k a power of two), so the eroded map is k times the
+    // original and the volumes k³ times.
+    const float k = 2;
+    droplet_params<float> p;
+    p.brush_radius = 2.5f;
+    p.step_length = 0.75f;
+    droplet_params<float> q = p;
+    q.cell_size = p.cell_size * k;
+    q.step_length = p.step_length * k;
+    q.brush_radius = p.brush_radius * k;
+    q.gravity = p.gravity / k;
+    q.capacity_factor = p.capacity_factor * k * k;
+    q.min_capacity = p.min_capacity * k * k * k;
+    for (const droplet_schedule schedule : {droplet_schedule::serial, droplet_schedule::tiled}) {
+        grid<float> a = hills<float>(120, 100), b = a;
+        for (float& h : b) h *= k;
+        droplet_options o;
+        o.schedule = schedule;
+        const gorge::droplet_stats sa = gorge::erode_droplets(a, 20000, p, o);
+        const gorge::droplet_stats sb = gorge::erode_droplets(b, 20000, q, o);
+        REQUIRE(sa.eroded > 0);
+        CHECK(sb.eroded == Approx(sa.eroded * k * k * k).epsilon(1e-9));
+        CHECK(sb.deposited == Approx(sa.deposited * k * k * k).epsilon(1e-9));
+        double worst = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            worst = std::max(worst, std::abs(double(b.data()[i]) - double(k) * a.data()[i]));
+        CHECK(worst == 0.0);
+    }
+}
+
+TEST_CASE("droplet: the same world at two resolutions erodes alike") {
+    // One world 256 units wide with a relief of 20, at 256² cells of 1 and 512² cells of 0.5,
+    // the same world-unit parameters and the same droplets per unit area (so the same count):
+    // the erosion pattern (mean change over blocks 16 units wide) correlates and the eroded
+    // volume agrees. Before world units the finer map eroded half the volume per area.
+    const auto world = [](int side, float cell) {
+        grid<float> g(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                float sum = 0, amp = 1, freq = 2;
+                for (int o = 0; o < 5; ++o, amp *= 0.5f, freq *= 2)
+                    sum += amp * gorge::value_noise(glm::vec2(float(x), float(y)) * (cell / 256.0f) * freq,
+                                                    std::uint32_t(3 + o)).x;
+                g(x, y) = 20.0f * (0.5f + 0.5f * sum);
+            }
+        return g;
+    };
+    const auto block_means = [](const grid<float>& before, const grid<float>& after, int block) {
+        const int n = int(after.width()) / block;
+        std::vector<double> m(std::size_t(n * n), 0.0);
+        for (int y = 0; y < n * block; ++y)
+            for (int x = 0; x < n * block; ++x)
+                m[std::size_t((y / block) * n + x / block)] += double(after(x, y)) - before(x, y);
+        return m;
+    };
+    const auto correlation = [](const std::vector<double>& a, const std::vector<double>& b) {
+        double ma = 0, mb = 0, ab = 0, aa = 0, bb = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) ma += a[i] / double(a.size()), mb += b[i] / double(b.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            ab += (a[i] - ma) * (b[i] - mb), aa += (a[i] - ma) * (a[i] - ma), bb += (b[i] - mb) * (b[i] - mb);
+        return ab / std::sqrt(aa * bb);
+    };
+    for (const droplet_params<float>& preset :
+         {droplet_params<float>::lague_small_map(), droplet_params<float>::steep_mountains()}) {
+        const grid<float> coarse_before = world(256, 1), fine_before = world(512, 0.5f);
+        grid<float> coarse = coarse_before, fine = fine_before;
+        droplet_params<float> p = preset;
+        const std::uint64_t droplets = 256u * 256u;
+        const gorge::droplet_stats sc = gorge::erode_droplets(coarse, droplets, p);
+        p.cell_size = 0.5f;
+        const gorge::droplet_stats sf = gorge::erode_droplets(fine, droplets, p);
+        const double r = correlation(block_means(coarse_before, coarse, 16), block_means(fine_before, fine, 32));
+        INFO("volume " << sc.eroded << " vs " << sf.eroded << ", correlation " << r);
+        CHECK(r >= 0.85);
+        CHECK(sf.eroded / sc.eroded >= 0.8);
+        CHECK(sf.eroded / sc.eroded <= 1.25);
+    }
+}
+
+TEST_CASE("droplet: presets") {
+    const droplet_params<float> small = droplet_params<float>::lague_small_map();
+    const droplet_params<float> defaults;
+    CHECK(std::memcmp(&small, &defaults, sizeof small) == 0);
+    CHECK(defaults.cell_size == 1.0f);
+    CHECK(defaults.step_length == 1.0f);
+    const droplet_params<double> large = droplet_params<double>::lague_large_terrain();
+    CHECK(large.brush_radius == 6.0);
+    CHECK(large.lifetime == 90);
+    CHECK(large.capacity_factor == 3.0);
+    CHECK(large.min_capacity == 0.0);
+    CHECK(large.evaporate_rate == 0.02);
+    CHECK(large.inertia == 0.065);
+    CHECK(large.erode_rate == 0.3);
+    CHECK(large.deposit_rate == 0.3);
+    CHECK(large.gravity == 4.0);
+    const droplet_params<float> steep = droplet_params<float>::steep_mountains();
+    CHECK(steep.gravity < defaults.gravity);
+    CHECK(steep.erode_rate < defaults.erode_rate);
+    CHECK(small.first_invalid() == nullptr);
+    CHECK(steep.first_invalid() == nullptr);
+    CHECK(large.first_invalid() == nullptr);
+}
+
+TEST_CASE("droplet: world-unit parameters are validated by name") {
+    grid<float> g = hills<float>(16, 16);
+    const auto message_for = [&](void (*spoil)(droplet_params<float>&)) {
+        droplet_params<float> p;
+        spoil(p);
+        return message_of([&] { gorge::erode_droplets(g, 10, p); });
+    };
+    CHECK(message_for([](droplet_params<float>& p) { p.cell_size = 0; }).find("cell_size") != std::string::npos);
+    CHECK(message_for([](droplet_params<float>& p) { p.cell_size = std::numeric_limits<float>::infinity(); })
+              .find("cell_size") != std::string::npos);
+    CHECK(message_for([](droplet_params<float>& p) { p.step_length = -1; }).find("step_length") != std::string::npos);
+    CHECK(message_for([](droplet_params<float>& p) { p.step_length = 20; }).find("step_length") != std::string::npos);
+    // 3 world units at cell 0.05 are 60 cells: beyond the 32-cell brush
+    CHECK(message_for([](droplet_params<float>& p) { p.cell_size = 0.05f, p.step_length = 0.05f; })
+              .find("brush_radius") != std::string::npos);
+    CHECK(message_for([](droplet_params<float>& p) { p.brush_radius = 0.5f; }).find("brush_radius") !=
+          std::string::npos);
+    droplet_params<float> fine;
+    fine.cell_size = 0.25f;  // brush 12 cells, steps 4 cells: valid
+    CHECK(fine.first_invalid() == nullptr);
+    CHECK_NOTHROW(gorge::erode_droplets(g, 10, fine));
 }

@@ -2,43 +2,61 @@
 //
 // The model is the one Hans Theobald Beyer described in his thesis "Implementation of a method for
 // hydraulic erosion" (TU München, 2015) and Sebastian Lague popularised in "Coding Adventure:
-// Hydraulic Erosion" (2019). Each droplet is a point that walks downhill over the bilinearly
-// interpolated heightmap:
-//   1. height h and gradient g at the droplet from the four corners of its cell (bilinear);
-//   2. direction d = normalize(d * inertia - g * (1 - inertia)); the droplet moves one cell length;
-//   3. Δh = h(new position) - h(old position); carrying capacity
+// Hydraulic Erosion" (2019), in world units (droplet_params: heights and lengths in one unit, a
+// cell is cell_size of them; at cell_size 1 and step_length 1 this is the model in cells). Each
+// droplet is a point that walks downhill over the bilinearly interpolated heightmap:
+//   1. height h and gradient g (heights per world unit) at the droplet from the four corners of
+//      its cell (bilinear);
+//   2. direction d = normalize(d * inertia - g * (1 - inertia)); the droplet moves step_length;
+//   3. Δh = h(new position) - h(old position); carrying capacity (a volume)
 //      c = max(-Δh * speed * water * capacity_factor, min_capacity);
-//   4. going uphill (Δh > 0) it drops min(Δh, sediment) into the pit it leaves (filling it up to the
-//      droplet's height at most); over capacity it drops (sediment - c) * deposit_rate; both are
-//      spread bilinearly over the four corners of the old cell;
-//   5. otherwise it picks up min((c - sediment) * erode_rate, -Δh) through a radial brush centred
-//      on the old cell's node, cell weights 1 - d/r normalised to sum 1 (it never digs more than
-//      the height it just descended);
+//   4. going uphill (Δh > 0) it drops min(Δh · step_length², sediment) into the pit it leaves
+//      (filling it up to the droplet's height at most); over capacity it drops
+//      (sediment - c) * deposit_rate; both are spread bilinearly over the four corners of the
+//      old cell;
+//   5. otherwise it tries to pick up min((c - sediment) * erode_rate, -Δh · step_length²) (never
+//      more than the height it just descended) through a radial brush of radius brush_radius
+//      centred on the node nearest the droplet, node weights 1 - d/r normalised to sum 1; no node
+//      is lowered below the height the droplet moves to, h(new position), so it takes less where
+//      the brush reaches lower ground;
 //   6. speed = sqrt(max(speed² - Δh * gravity, 0)) — it grows going downhill; water *= 1 - evaporate;
 //   7. it dies after `lifetime` steps, when the flow direction vanishes (flat ground) or when it
-//      leaves the map.
+//      leaves the map; the sediment it still carries is spread through the brush around the node
+//      nearest its last position.
 //
 // What differs from the common implementations, deliberately:
 //   - Speed sign: v² grows by -Δh·gravity (energy conservation: Δh < 0 downhill); several peers
 //     add Δh·gravity, which slows droplets going downhill. The radicand is clamped at 0 and the
 //     speed at a finite bound, so speed is never NaN or infinite.
-//   - Conservation: sediment still carried when a droplet dies inside the map is deposited at its
-//     last position; sediment carried over the map edge is either removed and reported
-//     (droplet_edge::outflow, the default) or deposited at the last in-map position
-//     (droplet_edge::deposit). droplet_stats reports eroded, deposited and outflow, and the
-//     terrain's volume changes by exactly deposited - eroded = -outflow (up to float rounding).
-//   - Heights may be negative: erosion is not clamped at zero.
+//   - Conservation: sediment still carried when a droplet dies inside the map is spread through
+//     the brush at its last position (a wide, smooth deposit: dumped into the 4 corners of one
+//     cell it left a bump per droplet, and the terrain turned speckled); sediment carried over the
+//     map edge is either removed and reported (droplet_edge::outflow, the default) or spread at
+//     the last in-map position (droplet_edge::deposit). droplet_stats reports eroded, deposited
+//     and outflow, and the terrain's volume (Σ heights × cell_size²) changes by exactly
+//     deposited - eroded = -outflow (up to float rounding).
+//   - No digging below the path: with the floor of step 5 no erosion step creates a pit deeper
+//     than where the droplet goes, so the lowest height of the map never decreases (up to
+//     rounding). Without it, and with the brush centred on the top-left node of the droplet's
+//     cell (the usual choice), the brush of a droplet in the first row or column was centred on
+//     the map edge, clipped and renormalised onto the edge nodes, and the trench it dug pulled
+//     the next droplets back into that row: the top and left edges deepened exponentially while
+//     the bottom and right ones, whose nodes are never brush centres, did not.
+//   - Heights may be negative (erosion is not clamped at zero); the floor keeps a map's heights
+//     at or above its lowest height.
 //   - One shared brush table for the whole map: the (index offset, cell offset, weight) of each
 //     cell closer than r to the node, plus, for the interior, the same weights laid out as rows
-//     of 16-byte blocks (one copy per alignment of a row within a block, see erode_blocks). At
+//     of 16-byte blocks (one copy per alignment of a row within a block, see brush_blocks). At
 //     the map border the brush is clipped to the map and renormalised, so the picked-up material
-//     always equals what the terrain loses. No per-cell tables.
+//     always equals what the terrain loses. What a step takes from each node is rounded down to
+//     a multiple of its amount / 2^24 (float; 2^52 double) and summed as integers, so the total
+//     does not depend on the map's alignment in memory. No per-cell tables.
 //
 // Memory: besides the caller's heightmap, a run allocates the brush tables (1.2 KiB for the
-// default radius 3, 9.2 KiB at radius 8, 142 KiB at the maximum radius 32, float) and, in the
+// default radius of 3 cells, 9.2 KiB at 8 cells, 142 KiB at the maximum of 32 cells, float) and, in the
 // tiled schedule, 108 bytes per tile (a tile has at least (2·margin)² cells) plus the worker
 // threads. droplet_workspace_bytes() returns the figure (the tests check it against what a run
-// really holds at its peak); for maps of 128 × 128 cells or more with brush radius <= 8 it stays
+// really holds at its peak); for maps of 128 × 128 cells or more with brush radius <= 8 cells it stays
 // below half of the heightmap, so the total stays within 1.5× the heightmap. Thread stacks, which
 // the operating system provides, are not counted.
 //
@@ -52,7 +70,8 @@
 //   - serial: droplets k = 0 .. n-1 in order, starts uniform over [0, W-1) × [0, H-1).
 //     Stopping after m droplets (cancellation) leaves the same map as a run of m droplets.
 //   - tiled (parallel): the map is cut into tiles of at least 2·margin cells per side, margin =
-//     lifetime + brush radius + 8 (see detail::droplet_tile_margin), which bounds how far a
+//     travel + brush span + 7 cells (travel = ceil(lifetime · step_length / cell_size) + 1, span =
+//     ceil(brush_radius / cell_size); see detail::droplet_tile_margin), which bounds how far a
 //     droplet's writes can reach from the tile it starts in. Tiles are 4-coloured by the parity
 //     of their column and row; tiles of one colour are at least 2·margin apart and run
 //     concurrently, colours run one after another, and the whole sequence repeats `rounds`
@@ -60,8 +79,8 @@
 //     (gorge's thread rule: default 1, 0 = all hardware threads). Each tile gets droplets in
 //     proportion to its area, starting uniformly inside the tile (droplet indices are numbered
 //     round by round, tile by tile). Droplets of a tile are confined to a position box (the
-//     tile grown by lifetime + 1 cells); one reaching its side dies there like a droplet on flat
-//     ground, which a droplet moving one cell per step can only do through rounding, so
+//     tile grown by `travel` cells); one reaching its side dies there like a droplet on flat
+//     ground, which a droplet moving step_length per step can only do through rounding, so
 //     disjointness follows from integer bounds, not from floating-point travel estimates. The result is bit-identical
 //     for every thread count (including 1) and free of data races. The serial and tiled
 //     schedules visit droplets in different orders and give different (statistically alike)
@@ -121,9 +140,11 @@ std::size_t droplet_workspace_bytes(std::ptrdiff_t width, std::ptrdiff_t height,
                                     const droplet_options& options = {}) {
     params.validate();
     detail::checked_grid_span(width, height, width, "gorge::droplet_workspace_bytes");
-    std::size_t bytes = detail::droplet_brush_bytes<T>(params.brush_radius);
+    const double brush_cells = detail::droplet_brush_cells(params);
+    std::size_t bytes = detail::droplet_brush_bytes<T>(brush_cells);
     if (options.schedule == droplet_schedule::tiled) {
-        const std::size_t tiles = detail::droplet_tile_count(width, height, params.lifetime, params.brush_radius);
+        const std::size_t tiles = detail::droplet_tile_count(width, height, detail::droplet_travel(params),
+                                                             detail::droplet_brush_span(brush_cells));
         // tile table, per-tile totals, colour order (one index per tile)
         bytes += tiles * (sizeof(detail::droplet_tile) + sizeof(detail::droplet_totals) + sizeof(std::uint32_t));
         bytes += std::size_t(detail::resolve_threads(options.threads, tiles)) * sizeof(std::thread);
@@ -151,7 +172,7 @@ public:
         if (heights.width() > droplet_max_side || heights.height() > droplet_max_side)
             throw std::invalid_argument("gorge::droplet_eroder: heights wider or taller than 2^24 cells");
         check_heights();
-        brush_ = detail::droplet_brush_table<T>(params.brush_radius, heights.width(), heights.height(),
+        brush_ = detail::droplet_brush_table<T>(detail::droplet_brush_cells(params), heights.width(), heights.height(),
                                                 heights.stride());
     }
 

@@ -19,24 +19,95 @@
 
 namespace gorge {
 
-/// Parameters of droplet erosion. Defaults are Lague's (after Beyer); ranges are checked by
-/// validate(). Heights and distances are in the units of the map, one cell = 1.
+/// Largest accepted droplet_params::lifetime.
+constexpr int droplet_max_lifetime = 65536;
+/// Largest accepted brush radius in cells (droplet_params::brush_radius / cell_size).
+constexpr int droplet_max_brush_cells = 32;
+/// Accepted step length in cells (droplet_params::step_length / cell_size): [1/16, 16].
+constexpr double droplet_min_step_cells = 1.0 / 16.0;
+constexpr double droplet_max_step_cells = 16.0;
+
+/// Parameters of droplet erosion, in world units: heights and horizontal lengths in the same unit
+/// (the unit of the heights), one cell = cell_size of them. Defaults are Lague's (after Beyer) at
+/// cell_size 1, where world units and cells coincide. Keeping every world-unit parameter and
+/// changing only the resolution (cell_size with it) erodes the same world the same way; keeping
+/// the droplets per unit area too keeps the eroded volume. Volumes (capacity, sediment, the
+/// amounts of droplet_stats) are heights × world area. Ranges are checked by validate().
+/// Presets: lague_small_map() (the defaults), lague_large_terrain(), steep_mountains().
 template <class T>
 struct droplet_params {
     static_assert(std::is_floating_point<T>::value, "droplet_params<T>: T must be float or double");
-    /// erosion brush radius in cells, 1..32 (default 3); cells closer than r get weight 1 - d/r
-    int brush_radius = 3;
-    T inertia = T(0.05);         ///< share of the previous direction kept per step, 0..1 (default 0.05)
-    T capacity_factor = T(4);    ///< sediment capacity per unit of descent·speed·water, finite >= 0 (default 4)
-    /// capacity floor, keeps droplets on gentle slopes eroding a little, finite >= 0 (default 0.01)
+    /// Horizontal size of one cell in world units (the units of the heights), finite > 0
+    /// (default 1). Scales the map, not the model: the other lengths stay in world units.
+    T cell_size = T(1);
+    /// Distance a droplet moves per step, in world units, finite > 0 and 1/16..16 cells
+    /// (default 1).
+    T step_length = T(1);
+    /// Erosion brush radius in world units, 1..32 cells (brush_radius / cell_size; default 3):
+    /// nodes closer than r to the brush centre get weight 1 - d/r, normalised to sum 1. Wider
+    /// brushes carve wider, smoother valleys.
+    T brush_radius = T(3);
+    /// Share of the previous direction kept per step, 0..1, no unit (default 0.05): higher
+    /// values give straighter, longer rills that climb over small bumps.
+    T inertia = T(0.05);
+    /// Sediment capacity per (height descended per step) × speed × water, in world area
+    /// (capacity is a volume), finite >= 0 (default 4): how much a fast droplet can carry.
+    T capacity_factor = T(4);
+    /// Capacity floor, a volume (heights × world area), finite >= 0 (default 0.01): keeps droplets
+    /// on gentle slopes eroding a little.
     T min_capacity = T(0.01);
-    T erode_rate = T(0.3);       ///< fraction of the free capacity picked up per step, 0..1 (default 0.3)
-    T deposit_rate = T(0.3);     ///< fraction of the excess sediment dropped per step, 0..1 (default 0.3)
-    T evaporate_rate = T(0.01);  ///< fraction of the water lost per step, 0..1 (default 0.01)
-    T gravity = T(4);            ///< speed² gained per unit of descent, finite >= 0 (default 4)
-    int lifetime = 30;           ///< maximum number of steps, 1..65536 (default 30)
-    T initial_water = T(1);      ///< water a droplet starts with, finite > 0 (default 1)
-    T initial_speed = T(1);      ///< speed a droplet starts with, finite >= 0 (default 1)
+    /// Fraction of the free capacity picked up per step, 0..1 (default 0.3): how fast channels cut.
+    T erode_rate = T(0.3);
+    /// Fraction of the sediment above capacity dropped per step, 0..1 (default 0.3): higher
+    /// values build deposits close to where the flow slows.
+    T deposit_rate = T(0.3);
+    /// Fraction of the water lost per step, 0..1 (default 0.01): capacity shrinks with the water,
+    /// so higher values make droplets drop their load sooner.
+    T evaporate_rate = T(0.01);
+    /// Speed² gained per unit of height descended (speed is in world units per step, squared
+    /// over height units), finite >= 0 (default 4). Steep relief needs less.
+    T gravity = T(4);
+    /// Maximum number of steps, 1..65536 (default 30): lifetime × step_length is the longest
+    /// path, in world units, a droplet can carve.
+    int lifetime = 30;
+    T initial_water = T(1);  ///< water a droplet starts with, no unit, finite > 0 (default 1)
+    /// Speed a droplet starts with, in the units of gravity's speed, finite >= 0 (default 1).
+    T initial_speed = T(1);
+
+    /// Lague's defaults, tuned for small maps of heights in [0, 1] with one cell per unit
+    /// (256² to 1024² cells, a relief of about 1): the default-constructed parameters.
+    static droplet_params lague_small_map() { return {}; }
+    /// Lague's "large terrain" scene: a wider brush and longer-lived droplets for wide maps of
+    /// heights in [0, 1]: brush_radius 6, lifetime 90, capacity_factor 3, min_capacity 0,
+    /// evaporate_rate 0.02, inertia 0.065, the rest as lague_small_map().
+    static droplet_params lague_large_terrain() {
+        droplet_params p;
+        p.brush_radius = T(6);
+        p.lifetime = 90;
+        p.capacity_factor = T(3);
+        p.min_capacity = T(0);
+        p.evaporate_rate = T(0.02);
+        p.inertia = T(0.065);
+        return p;
+    }
+    /// Steep mountain relief, where a step descends a sizeable fraction of a cell (slopes of
+    /// 0.1 to 1 and more, e.g. a relief of 50 to 200 units over 1000): less gravity so droplets
+    /// do not race, a smaller capacity and erosion rate so a step digs a fraction of its descent,
+    /// more inertia for long straight gullies, a radius-4 brush and 60 steps. Set cell_size to
+    /// the map's horizontal spacing.
+    static droplet_params steep_mountains() {
+        droplet_params p;
+        p.brush_radius = T(4);
+        p.inertia = T(0.3);
+        p.capacity_factor = T(1);
+        p.min_capacity = T(0.01);
+        p.erode_rate = T(0.1);
+        p.deposit_rate = T(0.1);
+        p.evaporate_rate = T(0.02);
+        p.gravity = T(1);
+        p.lifetime = 60;
+        return p;
+    }
 
     /// Throws std::invalid_argument naming the first bad parameter.
     void validate() const { detail::validate(*this, "gorge::droplet_params"); }
@@ -44,7 +115,15 @@ struct droplet_params {
     invalid_parameter first_invalid() const {
         const auto in01 = [](T v) { return v >= T(0) && v <= T(1); };  // false for NaN
         const auto finite_nonneg = [](T v) { return std::isfinite(v) && v >= T(0); };
-        if (brush_radius < 1 || brush_radius > 32) return "brush_radius (must be in 1..32)";
+        const auto finite_pos = [](T v) { return std::isfinite(v) && v > T(0); };
+        if (!finite_pos(cell_size)) return "cell_size (must be finite and > 0)";
+        if (!finite_pos(step_length)) return "step_length (must be finite and > 0)";
+        const double step_cells = double(step_length) / double(cell_size);
+        if (!(step_cells >= droplet_min_step_cells && step_cells <= droplet_max_step_cells))
+            return "step_length (must be 1/16..16 cells: step_length / cell_size)";
+        const double brush_cells = double(brush_radius) / double(cell_size);
+        if (!(brush_cells >= 1 && brush_cells <= double(droplet_max_brush_cells)))
+            return "brush_radius (must be 1..32 cells: brush_radius / cell_size)";
         if (!in01(inertia)) return "inertia (must be in [0, 1])";
         if (!finite_nonneg(capacity_factor)) return "capacity_factor (must be finite and >= 0)";
         if (!finite_nonneg(min_capacity)) return "min_capacity (must be finite and >= 0)";
@@ -52,9 +131,14 @@ struct droplet_params {
         if (!in01(deposit_rate)) return "deposit_rate (must be in [0, 1])";
         if (!in01(evaporate_rate)) return "evaporate_rate (must be in [0, 1])";
         if (!finite_nonneg(gravity)) return "gravity (must be finite and >= 0)";
-        if (lifetime < 1 || lifetime > 65536) return "lifetime (must be in 1..65536)";
+        if (lifetime < 1 || lifetime > droplet_max_lifetime) return "lifetime (must be in 1..65536)";
         if (!(std::isfinite(initial_water) && initial_water > T(0))) return "initial_water (must be finite and > 0)";
         if (!finite_nonneg(initial_speed)) return "initial_speed (must be finite and >= 0)";
+        // Derived per-cell factors (capacity_factor / cell_size² and the like) must stay finite.
+        const T area = cell_size * cell_size;
+        if (!(area > T(0) && std::isfinite(area) && std::isfinite(capacity_factor / area) &&
+              std::isfinite(min_capacity / area)))
+            return "cell_size (capacity_factor / cell_size^2 and min_capacity / cell_size^2 must be finite)";
         return {};
     }
 };
@@ -122,7 +206,8 @@ struct droplet_options {
     void validate() const { detail::validate(*this, "gorge::droplet_options"); }
 };
 
-/// Totals of a batch run (or of one droplet). Amounts are heights × cells (volume).
+/// Totals of a batch run (or of one droplet). Amounts are volumes: heights × world area
+/// (heights × cells at cell_size 1).
 /// Conservation: deposited + outflow == eroded, and the terrain's volume changes by
 /// deposited - eroded == -outflow, both up to floating-point rounding.
 struct droplet_stats {

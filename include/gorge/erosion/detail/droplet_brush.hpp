@@ -1,6 +1,6 @@
 // gorge/erosion/detail/droplet_brush.hpp — the erosion brush of droplet erosion: the radial
-// weights 1 - d/r, the shared brush table (index offset, cell offset, normalised weight of each
-// cell closer than r to the node) and, where the compiler has 16-byte vectors, the same weights
+// weights 1 - d/r (r in cells, any real radius >= 1), the shared brush table (index offset, cell
+// offset, normalised weight of each cell closer than r to the node) and, where the compiler has 16-byte vectors, the same weights
 // laid out as rows of aligned blocks (one copy per alignment of a row within a block) for the
 // interior path of the step kernel (see detail/droplet_step.hpp).
 //
@@ -15,16 +15,21 @@
 namespace gorge {
 namespace detail {
 
-/// Unnormalised brush weight of the cell at offset (dx, dy) for radius r: max(0, 1 - d/r).
-inline double droplet_brush_weight(int dx, int dy, int r) {
+/// Unnormalised brush weight of the cell at offset (dx, dy) for radius r (cells): max(0, 1 - d/r).
+inline double droplet_brush_weight(int dx, int dy, double r) {
     return std::max(0.0, 1.0 - std::sqrt(double(dx) * dx + double(dy) * dy) / r);
 }
 
-/// Number of cells with a positive weight in a brush of radius r (those closer than r).
-inline std::size_t droplet_brush_entries(int r) {
+/// Span of a brush of radius r cells (r >= 1): the cells of positive weight lie within span - 1
+/// of the node along each axis (span = ceil(r); span = r for whole radii).
+inline int droplet_brush_span(double r) { return static_cast<int>(std::ceil(r)); }
+
+/// Number of cells with a positive weight in a brush of radius r cells (those closer than r).
+inline std::size_t droplet_brush_entries(double r) {
+    const int span = droplet_brush_span(r);
     std::size_t n = 0;
-    for (int dy = 1 - r; dy < r; ++dy)
-        for (int dx = 1 - r; dx < r; ++dx) n += droplet_brush_weight(dx, dy, r) > 0 ? 1u : 0u;
+    for (int dy = 1 - span; dy < span; ++dy)
+        for (int dx = 1 - span; dx < span; ++dx) n += droplet_brush_weight(dx, dy, r) > 0 ? 1u : 0u;
     return n;
 }
 
@@ -59,20 +64,22 @@ struct droplet_block {
 #define GORGE_DROPLET_BLOCKS 0
 #endif
 
-/// Brush row width, in cells, covered by whole aligned blocks whatever the row's alignment.
-constexpr int droplet_block_row(int brush_radius, std::size_t lanes) {
-    const int span = 2 * brush_radius - 1 + static_cast<int>(lanes) - 1;
+/// Brush row width, in cells, covered by whole aligned blocks whatever the row's alignment, for
+/// a brush of span `brush_span` (droplet_brush_span).
+constexpr int droplet_block_row(int brush_span, std::size_t lanes) {
+    const int span = 2 * brush_span - 1 + static_cast<int>(lanes) - 1;
     return (span + static_cast<int>(lanes) - 1) / static_cast<int>(lanes) * static_cast<int>(lanes);
 }
 
-/// Bytes the brush tables of radius `brush_radius` allocate (droplet_brush_table's two vectors).
+/// Bytes the brush tables of radius r cells allocate (droplet_brush_table's two vectors).
 template <class T>
-std::size_t droplet_brush_bytes(int brush_radius) {
-    std::size_t bytes = droplet_brush_entries(brush_radius) * sizeof(droplet_brush_entry<T>);
+std::size_t droplet_brush_bytes(double r) {
+    std::size_t bytes = droplet_brush_entries(r) * sizeof(droplet_brush_entry<T>);
 #if GORGE_DROPLET_BLOCKS
+    const int span = droplet_brush_span(r);
     constexpr std::size_t lanes = droplet_block_lanes<T>();
-    bytes += lanes * static_cast<std::size_t>(2 * brush_radius - 1) *
-             static_cast<std::size_t>(droplet_block_row(brush_radius, lanes)) * sizeof(T);
+    bytes += lanes * static_cast<std::size_t>(2 * span - 1) *
+             static_cast<std::size_t>(droplet_block_row(span, lanes)) * sizeof(T);
 #endif
     return bytes;
 }
@@ -82,7 +89,8 @@ std::size_t droplet_brush_bytes(int brush_radius) {
 template <class T>
 struct droplet_brush_table {
     std::vector<droplet_brush_entry<T>> entries;  ///< cells of positive weight, row-major
-    std::ptrdiff_t reach = 0;                      ///< brush reach around its node, r - 1
+    std::ptrdiff_t reach = 0;                      ///< brush reach around its node, span - 1
+    int span = 1;                                  ///< droplet_brush_span of the radius
 #if GORGE_DROPLET_BLOCKS
     static constexpr std::size_t lanes = droplet_block_lanes<T>();
     std::vector<T> blocks;  ///< lanes × block_rows × block_row weights, one copy per row alignment
@@ -93,26 +101,27 @@ struct droplet_brush_table {
 #endif
 
     droplet_brush_table() = default;
-    /// Brush of radius r for a map of width × height cells with `stride` cells per row.
-    droplet_brush_table(int r, std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t stride) {
+    /// Brush of radius r cells (1..32) for a map of width × height cells with `stride` cells per row.
+    droplet_brush_table(double r, std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t stride) {
+        span = droplet_brush_span(r);
         double sum = 0;
-        for (int dy = 1 - r; dy < r; ++dy)
-            for (int dx = 1 - r; dx < r; ++dx) {
+        for (int dy = 1 - span; dy < span; ++dy)
+            for (int dx = 1 - span; dx < span; ++dx) {
                 const double weight = droplet_brush_weight(dx, dy, r);
                 if (weight > 0) sum += weight;
             }
         entries.reserve(droplet_brush_entries(r));
-        for (int dy = 1 - r; dy < r; ++dy)
-            for (int dx = 1 - r; dx < r; ++dx) {
+        for (int dy = 1 - span; dy < span; ++dy)
+            for (int dx = 1 - span; dx < span; ++dx) {
                 const double weight = droplet_brush_weight(dx, dy, r);
                 if (weight > 0) entries.push_back({dy * stride + dx, dx, dy, T(weight / sum)});
             }
-        reach = r - 1;
+        reach = span - 1;
 #if GORGE_DROPLET_BLOCKS
         // One copy of the weight rows per alignment of a row's first cell within a block: copy
         // `shift` starts `shift` cells into its block-aligned row.
-        block_rows = 2 * r - 1;
-        block_row = droplet_block_row(r, lanes);
+        block_rows = 2 * span - 1;
+        block_row = droplet_block_row(span, lanes);
         // Nodes whose blocks (up to droplet_block_slack cells before the brush's first column)
         // lie inside the map.
         block_x0 = reach + droplet_block_slack;

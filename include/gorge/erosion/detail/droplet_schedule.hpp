@@ -122,15 +122,17 @@ droplet_stats run_droplets_serial(const droplet_kernel<T>& kernel, std::uint64_t
 }
 
 /// Cells a tile needs around its start rectangle [x0, x1) so that tiles of one colour never
-/// write the same cell. Positions stay in the position box [x0 - L - 1, x1 + L + 1) (L = lifetime),
-/// so nodes lie in [x0 - L - 1, x1 + L]. From a node, writes reach left by the brush (r - 1) plus
-/// up to droplet_block_slack cells of its first aligned block, i.e. r + 2, and right by the last
+/// write the same cell, for droplets that travel at most `travel` cells (droplet_travel: L steps
+/// of s cells, ceil(L·s) + 1) and a brush of span r (droplet_brush_span). Positions stay in the
+/// position box [x0 - travel, x1 + travel), so the corners of their cells and the nodes nearest
+/// to them (the brush centres) lie in [x0 - travel, x1 + travel]. From a node, writes reach left by the brush (r - 1) plus up to
+/// droplet_block_slack cells of its first aligned block, i.e. r + 2, and right by the last
 /// block, at most block_row - r <= r + 5 cells (the deposit corner is +1). Writes therefore stay
-/// in [x0 - L - r - 3, x1 + L + r + 5]; the margin L + r + 8 covers both sides with a cell to
-/// spare, and tiles of one colour are at least 2·margin apart.
-inline std::ptrdiff_t droplet_tile_margin(int lifetime, int brush_radius) {
-    constexpr int reach_beyond_radius = 8;
-    return std::ptrdiff_t(lifetime) + std::ptrdiff_t(brush_radius) + reach_beyond_radius;
+/// in [x0 - travel - r - 2, x1 + travel + r + 5]; the margin travel + r + 7 covers both sides with
+/// a cell to spare, and tiles of one colour are at least 2·margin apart.
+inline std::ptrdiff_t droplet_tile_margin(std::ptrdiff_t travel, int brush_span) {
+    constexpr int reach_beyond_span = 7;
+    return travel + std::ptrdiff_t(brush_span) + reach_beyond_span;
 }
 
 /// Tiles along one axis of `side` cells: as many as fit with at least 2·margin cells each.
@@ -167,13 +169,12 @@ struct droplet_tile_plan {
 };
 
 /// Tiles of at least 2·margin cells per side covering the start domain [0, width-1) × [0, height-1),
-/// their position boxes (the tile grown by lifetime + 1 cells, clipped to the domain) and colours.
-inline droplet_tile_plan make_droplet_tile_plan(std::ptrdiff_t width, std::ptrdiff_t height, int lifetime,
-                                                int brush_radius) {
-    const std::ptrdiff_t margin = droplet_tile_margin(lifetime, brush_radius);
+/// their position boxes (the tile grown by `travel` cells, clipped to the domain) and colours.
+inline droplet_tile_plan make_droplet_tile_plan(std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t travel,
+                                                int brush_span) {
+    const std::ptrdiff_t margin = droplet_tile_margin(travel, brush_span);
     const std::ptrdiff_t sx = width - 1, sy = height - 1;  // start domain
     const std::ptrdiff_t nx = droplet_tiles_along(sx, margin), ny = droplet_tiles_along(sy, margin);
-    const std::ptrdiff_t travel = std::ptrdiff_t(lifetime) + 1;
     droplet_tile_plan plan;
     plan.tiles.reserve(static_cast<std::size_t>(nx * ny));
     plan.order.reserve(static_cast<std::size_t>(nx * ny));
@@ -208,8 +209,9 @@ inline droplet_tile_plan make_droplet_tile_plan(std::ptrdiff_t width, std::ptrdi
 }
 
 /// Number of tiles make_droplet_tile_plan() makes (for droplet_workspace_bytes).
-inline std::size_t droplet_tile_count(std::ptrdiff_t width, std::ptrdiff_t height, int lifetime, int brush_radius) {
-    const std::ptrdiff_t margin = droplet_tile_margin(lifetime, brush_radius);
+inline std::size_t droplet_tile_count(std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t travel,
+                                      int brush_span) {
+    const std::ptrdiff_t margin = droplet_tile_margin(travel, brush_span);
     return static_cast<std::size_t>(droplet_tiles_along(width - 1, margin) * droplet_tiles_along(height - 1, margin));
 }
 
@@ -222,7 +224,7 @@ public:
         : kernel_(kernel),
           options_(options),
           count_(count),
-          plan_(make_droplet_tile_plan(kernel.width, kernel.height, kernel.lifetime, kernel.brush_radius)),
+          plan_(make_droplet_tile_plan(kernel.width, kernel.height, kernel.travel, kernel.brush_span)),
           totals_(plan_.tiles.size(), droplet_totals{0, 0, 0, 0}),
           progress_(make_droplet_reporter(options, count)) {}
 

@@ -31,6 +31,25 @@
 namespace gorge {
 namespace detail {
 
+/// What an erosion step takes from one node is rounded down to a whole multiple of the step's
+/// amount / 2^bits, and the multiples are summed as integers: the total then does not depend on
+/// the order of the sum, which in the block path depends on the row's alignment in memory.
+/// Since the brush weights sum to 1, a step's multiples sum to at most 2^bits (up to rounding),
+/// well within int_type. Amounts below 2^bits times the smallest normal T are not eroded (the
+/// quantum would leave the normal range).
+template <class T>
+struct droplet_take_quantum;
+template <>
+struct droplet_take_quantum<float> {
+    using int_type = std::int32_t;
+    static constexpr int bits = 24;
+};
+template <>
+struct droplet_take_quantum<double> {
+    using int_type = std::int64_t;
+    static constexpr int bits = 52;
+};
+
 /// Position box [x0, x1) × [y0, y1) in which droplets may move.
 template <class T>
 struct droplet_box {
@@ -51,6 +70,7 @@ struct droplet_state {
     droplet_result<T> out;
     // Between move() and settle(): the step's new position, height change and the cell left.
     T nx, ny, dh, capacity, fx, fy;
+    T floor;  ///< height at (nx, ny): the lowest an erosion step may leave a node
     std::ptrdiff_t cx, cy;
     // Cell the next move() starts from and the position's fractions in it, kept from the
     // step that got there (no second float-to-integer conversion): those of (px, py), or
@@ -68,12 +88,16 @@ struct droplet_kernel {
 
     T* data;
     std::ptrdiff_t stride, width, height;
+    // Model constants in cells (see make_droplet_kernel): capacity_factor and min_capacity per
+    // cell area, take_gradient = (1 - inertia) / cell_size, step_area = step_cells².
     T inertia, take_gradient, capacity_factor, min_capacity, erode_rate, deposit_rate, gravity, keep_water,
-        initial_speed, initial_water;
+        initial_speed, initial_water, step_cells, step_area;
+    double cell_area;  ///< cell_size², converts volumes in heights × cells to world volumes
     int lifetime;
+    std::ptrdiff_t travel;  ///< droplet_travel(): cells a droplet's position can move from its start
     const droplet_brush_entry<T>* brush;
     std::size_t brush_count;
-    int brush_radius;
+    int brush_span;  ///< droplet_brush_span of the brush radius in cells
     std::ptrdiff_t reach;
 #if GORGE_DROPLET_BLOCKS
     const T* blocks;
@@ -105,14 +129,14 @@ struct droplet_kernel {
         return (reinterpret_cast<std::uintptr_t>(cell) / sizeof(T)) % lanes;
     }
 
-    /// Interior part of erode(): every brush row as whole 16-byte blocks at 16-byte-aligned
-    /// addresses, with the weight copy for the row's alignment; zero weights leave their
-    /// cells unchanged. Fixed alignment matters: the next step's blocks either coincide with
-    /// this step's or miss them, so their loads are forwarded from these stores instead of
-    /// stalling on partly overlapping ones. R > 0 fixes the brush radius at compile time
-    /// (fully unrolled); R == 0 reads it.
-    template <int R>
-    GORGE_FORCEINLINE void erode_blocks(T* centre, T amount) const {
+    /// Interior part of the brush: every brush row as whole 16-byte blocks at 16-byte-aligned
+    /// addresses, with the weight copy for the row's alignment, each block passed to
+    /// op(cells, weights) (zero weights must leave their cells unchanged). Fixed alignment
+    /// matters: the next step's blocks either coincide with this step's or miss them, so their
+    /// loads are forwarded from these stores instead of stalling on partly overlapping ones.
+    /// R > 0 fixes the brush span at compile time (fully unrolled); R == 0 reads it.
+    template <int R, class Op>
+    GORGE_FORCEINLINE void brush_blocks(T* centre, Op&& op) const {
         using block = typename droplet_block<T>::type;
         const int reach_cells = R > 0 ? R - 1 : static_cast<int>(reach);
         const int rows = R > 0 ? 2 * R - 1 : block_rows;
@@ -123,7 +147,7 @@ struct droplet_kernel {
                 block cells, w;
                 std::memcpy(&cells, aligned + j, sizeof(block));
                 std::memcpy(&w, weights + j, sizeof(block));
-                cells -= amount * w;
+                op(cells, w);
                 std::memcpy(aligned + j, &cells, sizeof(block));
             }
         };
@@ -144,32 +168,94 @@ struct droplet_kernel {
             }
         }
     }
+
+    /// Whether the blocks of the brush around node (cx, cy) lie inside the map.
+    GORGE_FORCEINLINE bool blocks_fit(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
+        return cx >= block_x0 && cx < block_x1 && cy >= block_y0 && cy < block_y1;
+    }
 #endif
 
-    /// Subtracts amount × weight through the brush centred on node (cx, cy) at `centre`.
+    /// Whether the whole brush around node (cx, cy) lies inside the map.
+    GORGE_FORCEINLINE bool brush_fits(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
+        return cx >= reach && cx < width - reach && cy >= reach && cy < height - reach;
+    }
+
+    /// Sum of the brush weights around node (cx, cy) that fall on the map (the border clip).
+    T weight_on_map(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
+        T inside = T(0);
+        for (std::size_t e = 0; e < brush_count; ++e)
+            if (on_map(cx, cy, brush[e])) inside += brush[e].weight;
+        return inside;  // >= the centre's weight > 0: the centre node is on the map
+    }
+    GORGE_FORCEINLINE bool on_map(std::ptrdiff_t cx, std::ptrdiff_t cy, const droplet_brush_entry<T>& e) const {
+        const std::ptrdiff_t x = cx + e.dx, y = cy + e.dy;
+        return x >= 0 && y >= 0 && x < width && y < height;
+    }
+
+    /// Takes up to amount × weight from each node of the brush centred on node (cx, cy) at
+    /// `centre`, but never lowers a node below `floor` (nodes already below it keep their
+    /// height); each node's share is rounded to a multiple of amount / 2^bits (see
+    /// droplet_take_quantum). At the map border the brush is clipped to the map and
+    /// renormalised. Returns what was taken (<= amount, up to rounding).
     template <int R>
-    GORGE_FORCEINLINE void erode(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount) const {
+    GORGE_FORCEINLINE T erode(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount, T floor) const {
+        using quantum = droplet_take_quantum<T>;
+        using int_type = typename quantum::int_type;
+        const T scale_up = std::ldexp(T(1), quantum::bits);
+        const T quantum_step = amount / scale_up;  // exact: amount >= amount_min is normal
+        if (!(quantum_step >= std::numeric_limits<T>::min())) return T(0);  // also amount == 0
+        const T per_quantum = T(1) / quantum_step;
 #if GORGE_DROPLET_BLOCKS
-        if (cx >= block_x0 && cx < block_x1 && cy >= block_y0 && cy < block_y1) {
-            erode_blocks<R>(centre, amount);
+        if (blocks_fit(cx, cy)) {
+            using block = typename droplet_block<T>::type;
+            typedef int_type int_block __attribute__((vector_size(droplet_block_bytes / sizeof(T) * sizeof(int_type))));
+            int_block count = {};
+            const block zero = {};
+            brush_blocks<R>(centre, [&](block& cells, const block& w) GORGE_DROPLET_LAMBDA_INLINE {
+                block room = cells - floor;
+                room = room > zero ? room : zero;
+                const block want = amount * w;
+                const block take = want < room ? want : room;
+                // take >= 0: truncation rounds down, so no node goes below `floor` by more than rounding.
+                const int_block n = __builtin_convertvector(take * per_quantum, int_block);
+                cells -= __builtin_convertvector(n, block) * quantum_step;
+                count += n;
+            });
+            int_type total = 0;
+            for (std::size_t i = 0; i < lanes; ++i) total += count[i];
+            return T(total) * quantum_step;
+        }
+#endif
+        const bool clip = !brush_fits(cx, cy);
+        const T scale = clip ? amount / weight_on_map(cx, cy) : amount;
+        int_type total = 0;
+        for (std::size_t e = 0; e < brush_count; ++e) {
+            if (clip && !on_map(cx, cy, brush[e])) continue;
+            T& cell = centre[brush[e].offset];
+            const T room = cell > floor ? cell - floor : T(0);
+            const T want = scale * brush[e].weight;
+            const T take = want < room ? want : room;
+            const auto n = static_cast<int_type>(take * per_quantum);
+            cell -= T(n) * quantum_step;
+            total += n;
+        }
+        return T(total) * quantum_step;
+    }
+
+    /// Adds amount × weight to each node of the brush centred on node (cx, cy) at `centre`
+    /// (clipped to the map and renormalised at the border, so exactly `amount` is added).
+    void spread(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount) const {
+#if GORGE_DROPLET_BLOCKS
+        if (blocks_fit(cx, cy)) {
+            using block = typename droplet_block<T>::type;
+            brush_blocks<0>(centre, [&](block& cells, const block& w) { cells += amount * w; });
             return;
         }
 #endif
-        if (cx >= reach && cx < width - reach && cy >= reach && cy < height - reach) {
-            for (std::size_t e = 0; e < brush_count; ++e) centre[brush[e].offset] -= amount * brush[e].weight;
-            return;
-        }
-        // Border: clip the brush to the map and renormalise the remaining weights.
-        const auto on_map = [&](const droplet_brush_entry<T>& e) {
-            const std::ptrdiff_t x = cx + e.dx, y = cy + e.dy;
-            return x >= 0 && y >= 0 && x < width && y < height;
-        };
-        T inside = T(0);
+        const bool clip = !brush_fits(cx, cy);
+        const T scale = clip ? amount / weight_on_map(cx, cy) : amount;
         for (std::size_t e = 0; e < brush_count; ++e)
-            if (on_map(brush[e])) inside += brush[e].weight;
-        const T scale = amount / inside;  // inside >= the centre's weight > 0: the centre node is on the map
-        for (std::size_t e = 0; e < brush_count; ++e)
-            if (on_map(brush[e])) centre[brush[e].offset] -= scale * brush[e].weight;
+            if (!clip || on_map(cx, cy, brush[e])) centre[brush[e].offset] += scale * brush[e].weight;
     }
 
     /// Adds amount bilinearly to the four corners of the cell at `cell` with fractions (fx, fy).
@@ -181,14 +267,24 @@ struct droplet_kernel {
         cell[row_stride + 1] += lower * fx;
     }
 
-    /// Ends droplet d: its remaining sediment goes to its (in-map) position.
+    /// Node nearest to a position in cell c with fraction f along one axis: c or c + 1.
+    static GORGE_FORCEINLINE std::ptrdiff_t nearest_node(std::ptrdiff_t c, T f) {
+        return c + (f >= T(0.5) ? 1 : 0);
+    }
+
+    /// Ends droplet d: the sediment it still carries is spread through the brush around the
+    /// node nearest its (in-map) position, and its amounts are converted to world volumes.
     void finish(droplet_state<T>& d, droplet_end why) const {
         if (d.sediment != T(0)) {
             const auto cx = static_cast<std::ptrdiff_t>(d.px), cy = static_cast<std::ptrdiff_t>(d.py);
-            deposit_bilinear(data + cy * stride + cx, stride, d.px - T(cx), d.py - T(cy), d.sediment);
+            const std::ptrdiff_t nx = nearest_node(cx, d.px - T(cx)), ny = nearest_node(cy, d.py - T(cy));
+            spread(data + ny * stride + nx, nx, ny, d.sediment);
             d.out.deposited += double(d.sediment);
             d.sediment = T(0);
         }
+        d.out.eroded *= cell_area;
+        d.out.deposited *= cell_area;
+        d.out.outflow *= cell_area;
         d.out.position = {d.px, d.py};
         d.out.speed = d.speed;
         d.out.water = d.water;
@@ -233,7 +329,7 @@ struct droplet_kernel {
         const T inv_length = T(1) / std::sqrt(length2);  // 0 if length2 overflowed: the droplet stays
         dx *= inv_length;
         dy *= inv_length;
-        const T nx = d.px + dx, ny = d.py + dy;
+        const T nx = d.px + dx * step_cells, ny = d.py + dy * step_cells;
         if (!(nx >= bounds.x0 && nx < bounds.x1 && ny >= bounds.y0 && ny < bounds.y1)) {
             if (nx >= whole.x0 && nx < whole.x1 && ny >= whole.y0 && ny < whole.y1) {
                 finish(d, droplet_end::stopped);  // side of a tile's position box: die here
@@ -254,7 +350,8 @@ struct droplet_kernel {
         const T* const ncell = data + ncy * stride + ncx;
         const T ntop = ncell[0] + nfx * (ncell[1] - ncell[0]);
         const T nbottom = ncell[stride] + nfx * (ncell[stride + 1] - ncell[stride]);
-        const T dh = (ntop + nfy * (nbottom - ntop)) - h;
+        const T new_height = ntop + nfy * (nbottom - ntop);
+        const T dh = new_height - h;
 
         T capacity = -dh * carry;
         capacity = capacity > min_capacity ? capacity : min_capacity;  // NaN (0·inf) -> floor
@@ -262,6 +359,7 @@ struct droplet_kernel {
         d.nx = nx;
         d.ny = ny;
         d.dh = dh;
+        d.floor = new_height;
         d.capacity = capacity;
         d.fx = fx;
         d.fy = fy;
@@ -286,16 +384,18 @@ struct droplet_kernel {
         if (d.sediment > capacity || dh > T(0)) {
             // Uphill: fill the pit behind, at most up to the droplet's height; else drop a
             // share of the excess.
-            const T amount = dh > T(0) ? std::min(dh, d.sediment) : (d.sediment - capacity) * deposit_rate;
+            const T amount = dh > T(0) ? std::min(dh * step_area, d.sediment) : (d.sediment - capacity) * deposit_rate;
             deposit_bilinear(cell, stride, d.fx, d.fy, amount);
             d.sediment -= amount;
             d.out.deposited += double(amount);
         } else {
-            // Never dig deeper than the height just descended.
-            const T amount = std::min((capacity - d.sediment) * erode_rate, -dh);
-            erode<R>(cell, d.cx, d.cy, amount);
-            d.sediment += amount;
-            d.out.eroded += double(amount);
+            // Never dig more than the height just descended (over one step's area), and never
+            // leave a node below the height the droplet flows to.
+            const T amount = std::min((capacity - d.sediment) * erode_rate, -dh * step_area);
+            const std::ptrdiff_t ex = nearest_node(d.cx, d.fx), ey = nearest_node(d.cy, d.fy);
+            const T taken = erode<R>(data + ey * stride + ex, ex, ey, amount, d.floor);
+            d.sediment += taken;
+            d.out.eroded += double(taken);
         }
 
         const T radicand = d.speed * d.speed - dh * gravity;
@@ -398,6 +498,20 @@ struct droplet_kernel {
     }
 };
 
+/// Cells a droplet's position can move from its start: lifetime steps of step_length /
+/// cell_size cells, rounded up, plus one.
+template <class T>
+std::ptrdiff_t droplet_travel(const droplet_params<T>& params) {
+    const T step_cells = params.step_length / params.cell_size;
+    return static_cast<std::ptrdiff_t>(std::ceil(double(params.lifetime) * double(step_cells))) + 1;
+}
+
+/// Brush radius of `params` in cells.
+template <class T>
+double droplet_brush_cells(const droplet_params<T>& params) {
+    return double(params.brush_radius) / double(params.cell_size);
+}
+
 /// Kernel for droplets on `map` moving anywhere on it (bounds = the whole map).
 template <class T>
 droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>& params,
@@ -407,10 +521,15 @@ droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>&
     k.stride = map.stride();
     k.width = map.width();
     k.height = map.height();
+    const T area = params.cell_size * params.cell_size;
     k.inertia = params.inertia;
-    k.take_gradient = T(1) - params.inertia;
-    k.capacity_factor = params.capacity_factor;
-    k.min_capacity = params.min_capacity;
+    k.take_gradient = (T(1) - params.inertia) / params.cell_size;
+    k.capacity_factor = params.capacity_factor / area;
+    k.min_capacity = params.min_capacity / area;
+    k.step_cells = params.step_length / params.cell_size;
+    k.step_area = k.step_cells * k.step_cells;
+    k.cell_area = double(area);
+    k.travel = droplet_travel(params);
     k.erode_rate = params.erode_rate;
     k.deposit_rate = params.deposit_rate;
     k.gravity = params.gravity;
@@ -420,7 +539,7 @@ droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>&
     k.lifetime = params.lifetime;
     k.brush = brush.entries.data();
     k.brush_count = brush.entries.size();
-    k.brush_radius = params.brush_radius;
+    k.brush_span = brush.span;
     k.reach = brush.reach;
 #if GORGE_DROPLET_BLOCKS
     k.blocks = brush.blocks.data();
@@ -448,7 +567,7 @@ void run_droplet_range(const droplet_kernel<T>& kernel, const droplet_box<T>& bo
                        Sink&& sink) {
     droplet_kernel<T> k = kernel;
     k.bounds = bounds;
-    switch (k.brush_radius) {
+    switch (k.brush_span) {
         case 2: return k.template run_range<2>(seed, first, last, rect, interleave, sink);
         case 3: return k.template run_range<3>(seed, first, last, rect, interleave, sink);
         case 4: return k.template run_range<4>(seed, first, last, rect, interleave, sink);
