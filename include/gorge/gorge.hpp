@@ -20,6 +20,7 @@
 #include "filter/demo_pipeline.hpp"
 #include "grid/grid.hpp"
 #include "grid/no_data.hpp"
+#include "grid/grid_field.hpp"
 #include "erosion/droplet_params.hpp"
 #include "erosion/droplet.hpp"
 #include "erosion/thermal.hpp"

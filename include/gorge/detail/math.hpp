@@ -41,7 +41,8 @@ constexpr double int32_saturation_bound = 2147483520.0;
 ///   reinterpretation), int_to_float32, from_uint (exact below 2^24), to_float32 / from_float32;
 ///   load(src) / store(v, dst): all lanes from / to `lanes` consecutive scalars (any alignment),
 ///   load_partial(src, count) / store_partial(v, dst, count): the first count (1..lanes) lanes,
-///   the lanes past count loaded as copies of src[count - 1].
+///   the lanes past count loaded as copies of src[count - 1];
+///   gather(base, index): lane l loads base[index lane l] (every index must address an element).
 template <class T, class Enable = void>
 struct value_ops;
 
@@ -89,6 +90,7 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     static void store(T v, T* dst) { *dst = v; }
     static T load_partial(const T* src, std::size_t /*count, always 1*/) { return *src; }
     static void store_partial(T v, T* dst, std::size_t /*count, always 1*/) { *dst = v; }
+    static T gather(const T* base, int_type index) { return base[index]; }
 };
 
 template <class T> using scalar_t = typename value_ops<T>::scalar_type;

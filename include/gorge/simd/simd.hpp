@@ -187,6 +187,8 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
     static T from_uint(const uint_type& u) { return xsimd::batch_cast<float>(u); }
     static float_type to_float32(const T& x) { return x; }
     static T from_float32(const float_type& x) { return x; }
+    /// Lane l loads base[index lane l].
+    static T gather(const float* base, const int_type& index) { return T::gather(base, index); }
 };
 
 /// value_ops for double batches. Integer and float32 lanes are the low half of full-width 32-bit
@@ -204,6 +206,10 @@ struct value_ops<xsimd::batch<double, A>, void> : batch_ops_base<xsimd::batch<do
     static T from_uint(const uint_type& u) { return convert_lanes<T, T::size>(u); }
     static float_type to_float32(const T& x) { return convert_lanes<float_type, T::size>(x); }
     static T from_float32(const float_type& x) { return convert_lanes<T, T::size>(x); }
+    /// Lane l loads base[index lane l] (the index lanes widened to 64 bits first).
+    static T gather(const double* base, const int_type& index) {
+        return T::gather(base, convert_lanes<xsimd::batch<std::int64_t, A>, T::size>(index));
+    }
 };
 
 }  // namespace detail
