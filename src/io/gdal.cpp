@@ -1,0 +1,139 @@
+// gorge::io: GIS rasters through GDAL (when gorge::io is built with it; GORGE_IO_WITH_GDAL).
+//
+// SPDX-License-Identifier: MPL-2.0
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "io_internal.hpp"
+
+#if defined(GORGE_IO_WITH_GDAL)
+#include <cpl_error.h>
+#include <gdal.h>
+#endif
+
+namespace gorge {
+namespace io {
+
+#if defined(GORGE_IO_WITH_GDAL)
+
+bool has_gdal() noexcept { return true; }
+
+namespace {
+
+/// Silences GDAL's own error printing for the calling thread; the last message goes into ours.
+struct quiet_errors {
+    quiet_errors() {
+        CPLPushErrorHandler(CPLQuietErrorHandler);
+        CPLErrorReset();
+    }
+    ~quiet_errors() { CPLPopErrorHandler(); }
+    quiet_errors(const quiet_errors&) = delete;
+    quiet_errors& operator=(const quiet_errors&) = delete;
+};
+
+std::string last_gdal_error(const char* fallback) {
+    const char* msg = CPLGetLastErrorMsg();
+    std::string text = (msg && *msg) ? msg : fallback;
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+
+struct dataset_closer {
+    void operator()(void* ds) const { GDALClose(ds); }
+};
+
+/// The float that marks no-data cells when the band's value `nd` is not exactly a float.
+bool exact_in_float(double nd) {
+    return std::isnan(nd) ||
+           (std::fabs(nd) <= static_cast<double>(std::numeric_limits<float>::max()) &&
+            static_cast<double>(static_cast<float>(nd)) == nd);
+}
+
+}  // namespace
+
+heightmap read_gdal(const std::string& path, const read_options& options) {
+    options.validate();
+    static std::once_flag registered;
+    std::call_once(registered, [] { GDALAllRegister(); });
+    // GDAL also reads virtual paths (/vsizip/...); only plain paths are checked beforehand.
+    if (path.rfind("/vsi", 0) != 0) {
+        std::error_code ec;
+        if (std::filesystem::status(path, ec).type() == std::filesystem::file_type::not_found)
+            throw io_error(path, "cannot open (no such file)");
+    }
+    const quiet_errors quiet;
+    std::unique_ptr<void, dataset_closer> ds(GDALOpen(path.c_str(), GA_ReadOnly));
+    if (!ds) throw io_error(path, "GDAL cannot read it (" + last_gdal_error("unrecognised format") + ")");
+    if (GDALGetRasterCount(ds.get()) < 1) throw io_error(path, "raster has no band");
+    GDALRasterBandH band = GDALGetRasterBand(ds.get(), 1);
+    const int w = GDALGetRasterXSize(ds.get()), h = GDALGetRasterYSize(ds.get());
+    if (w <= 0 || h <= 0) throw io_error(path, "image has zero width or height");
+    detail::check_cells(path, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(h), options);
+
+    int has_no_data = 0;
+    const double nd = GDALGetRasterNoDataValue(band, &has_no_data);
+    const bool float_band = GDALGetRasterDataType(band) == GDT_Float32;
+    const auto fmax = static_cast<double>(std::numeric_limits<float>::max());
+    // A cell is no-data when it equals the band's value (compared as float in a float32 band, as
+    // GDAL does; NaN matches NaN).
+    auto is_no_data = [&](double v) {
+        if (!has_no_data) return false;
+        if (std::isnan(nd)) return std::isnan(v);
+        if (v == nd) return true;
+        return float_band && std::fabs(nd) <= fmax && static_cast<float>(v) == static_cast<float>(nd);
+    };
+
+    heightmap out;
+    out.heights = detail::allocate_heights(path, w, h);
+    std::vector<double> row(static_cast<std::size_t>(w));
+    // The marker is the no-data value itself when a float holds it exactly and no data cell
+    // rounds onto it; else NaN (a second pass).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const bool nan_marker = attempt == 1 || !exact_in_float(nd);
+        const float marker = nan_marker ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(nd);
+        bool collision = false;
+        for (int y = 0; y < h && !collision; ++y) {
+            if (GDALRasterIO(band, GF_Read, 0, y, w, 1, row.data(), w, 1, GDT_Float64, 0, 0) != CE_None)
+                throw io_error(path, "GDAL read failed at row " + std::to_string(y) + " (" +
+                                         last_gdal_error("I/O error") + ")");
+            float* dst = out.heights.view().row(y);
+            for (int x = 0; x < w; ++x) {
+                const double v = row[static_cast<std::size_t>(x)];
+                if (is_no_data(v)) {
+                    dst[x] = marker;
+                    continue;
+                }
+                if (!std::isfinite(v) || std::fabs(v) > fmax)
+                    throw io_error(path, "value at cell (" + std::to_string(x) + ", " + std::to_string(y) + ") is " +
+                                             (std::isfinite(v) ? "outside the float range" : "not finite (NaN or infinity)") +
+                                             " and is not the no-data value");
+                dst[x] = static_cast<float>(v);
+                if (has_no_data && !nan_marker && dst[x] == marker) collision = true;
+            }
+        }
+        if (!collision) {
+            if (has_no_data) out.no_data = marker;
+            return out;
+        }
+    }
+    return out;  // not reached: the NaN marker never collides
+}
+
+#else
+
+bool has_gdal() noexcept { return false; }
+
+heightmap read_gdal(const std::string& path, const read_options& options) {
+    options.validate();
+    throw io_error(path, "this gorge::io was built without GDAL (Debian: libgdal-dev), so GIS rasters cannot be read");
+}
+
+#endif
+
+}  // namespace io
+}  // namespace gorge
