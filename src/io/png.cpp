@@ -19,6 +19,9 @@ namespace {
 constexpr std::uint32_t max_code8 = 255;
 constexpr std::uint32_t max_code16 = 65535;
 constexpr int channels_rgba = 4;
+// zlib level of written PNGs: on 4097^2 16-bit terrain, level 3 wrote about 2.5 times faster
+// than zlib's default (6) for files of the same size (heightmap noise compresses little).
+constexpr int png_compression_level = 3;
 
 struct ctx_deleter {
     void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
@@ -159,6 +162,7 @@ void write_png(const std::string& path, const void* pixels, std::size_t bytes, s
                                                 : channels == 3 ? SPNG_COLOR_TYPE_TRUECOLOR
                                                                 : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA);
     int rc = spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
+    if (rc == 0) rc = spng_set_option(ctx.get(), SPNG_IMG_COMPRESSION_LEVEL, png_compression_level);
     if (rc == 0) rc = spng_set_ihdr(ctx.get(), &ihdr);
     if (rc == 0) rc = spng_encode_image(ctx.get(), pixels, bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
     if (rc != 0) throw io_error(path, std::string("PNG encoding failed (") + spng_strerror(rc) + ")");
