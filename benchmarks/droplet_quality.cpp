@@ -123,6 +123,24 @@ void render(const std::string& name, const map& g, float z_scale) {
     gorge_example::write_relief_png(path.c_str(), g.view(), gorge_example::range_of(g.view()), z_scale);
 }
 
+/// Grayscale hillshade panels side by side (the top-left side × side cells of each map), 8 px
+/// gaps, for docs/images: small files.
+void write_panels(const std::string& name, const std::vector<const map*>& maps, int side, float z_scale) {
+    if (image_dir.empty()) return;
+    constexpr int gap = 8;
+    const int w = int(maps.size()) * side + (int(maps.size()) - 1) * gap;
+    std::vector<std::uint8_t> px(std::size_t(w) * std::size_t(side), 255);
+    for (std::size_t m = 0; m < maps.size(); ++m)
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                const float shade = gorge_example::hillshade(maps[m]->view(), x, y, z_scale);
+                px[std::size_t(y) * std::size_t(w) + std::size_t(int(m) * (side + gap) + x)] =
+                    std::uint8_t(std::lround(std::clamp(0.1f + 0.9f * shade, 0.0f, 1.0f) * 255.0f));
+            }
+    const std::string path = image_dir + "/" + name + ".png";
+    stbi_write_png(path.c_str(), w, side, 1, px.data(), w);
+}
+
 quality run_baseline(const map& source, std::uint64_t droplets, const gorge_bench::lague_params& p,
                      const gorge_bench::lague_variant& v, map* out = nullptr) {
     std::vector<float> cells(source.begin(), source.end());
@@ -198,6 +216,36 @@ void lague_setting(int side, std::uint64_t droplets, bool ablation) {
     render("lague_" + tag + "_before", source, z);
     render("lague_" + tag + "_baseline", base_after, z);
     render("lague_" + tag + "_gorge", gorge_after, z);
+    if (side == 256) write_panels("droplet_small_map", {&source, &base_after, &gorge_after}, 256, z);
+}
+
+/// The presets on the reliefs they suit: steep relief (a value-noise fBm with a relief of 60 at
+/// cell 1) under lague_small_map and steep_mountains; a wide [0, 1] map under
+/// lague_large_terrain.
+void presets() {
+    std::printf("\n### Presets\n\n");
+    header();
+    const int side = 512;
+    map steep(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x)
+            steep(x, y) = 60.0f * (0.5f + 0.5f * value_fbm(glm::vec2(float(x), float(y)) / float(side), 3, 6, 5));
+    const std::uint64_t n = std::uint64_t(side) * side;
+    map small_after, steep_after, large_after;
+    row("steep relief 60, 512^2: before", measure(steep, steep));
+    row("  lague_small_map, 1/cell", run_gorge(steep, n, gorge::droplet_params<float>::lague_small_map(), &small_after));
+    row("  steep_mountains, 1/cell", run_gorge(steep, n, gorge::droplet_params<float>::steep_mountains(), &steep_after));
+    write_panels("droplet_steep", {&steep, &small_after, &steep_after}, 256, 1.0f);
+    render("steep_before", steep, 1.0f);
+    render("steep_small_map", small_after, 1.0f);
+    render("steep_mountains", steep_after, 1.0f);
+    const map wide = lague_map(side, 1.0f / float(side));
+    row("[0, 1] fBm, 512^2: before", measure(wide, wide));
+    row("  lague_small_map, 1/cell", run_gorge(wide, n, gorge::droplet_params<float>::lague_small_map()));
+    row("  lague_large_terrain, 1/cell", run_gorge(wide, n, gorge::droplet_params<float>::lague_large_terrain(), &large_after));
+    write_panels("droplet_large_terrain", {&wide, &large_after}, 256, float(side) * 0.35f);
+    render("large_before", wide, float(side) * 0.35f);
+    render("large_terrain", large_after, float(side) * 0.35f);
 }
 
 void edge_runaway() {
@@ -299,10 +347,10 @@ int main(int argc, char** argv) {
         if (!quick) lague_setting(1024, 1000000, true);
     }
     if (wanted("edges")) edge_runaway();
+    if (wanted("presets")) presets();
     if (wanted("resolution")) {
-        resolution(5, gorge::droplet_params<float>::steep_mountains(), "steep_mountains");
-        resolution(6, gorge::droplet_params<float>::steep_mountains(), "steep_mountains");
         resolution(5, gorge::droplet_params<float>::lague_small_map(), "lague_small_map");
+        resolution(5, gorge::droplet_params<float>::steep_mountains(), "steep_mountains");
     }
     return 0;
 }

@@ -1,7 +1,7 @@
 // island_pipeline — a game map from noise to biomes: noise island -> droplet erosion ->
 // depression fill -> D8 flow -> rivers -> biomes, timing each stage.
 //
-// Usage: island_pipeline [size=1024] [seed=1] [droplets=size*size]   (writes into the current directory)
+// Usage: island_pipeline [size=1024] [seed=1] [droplets=1048576]   (writes into the current directory)
 //   island_pipeline_biomes.png         biome colours under a light hillshade, lakes and rivers in blue
 //   island_pipeline_height.png         8-bit grayscale eroded height
 //   island_pipeline_height.r16         16-bit little-endian raw eroded height (Unity / Unreal import)
@@ -40,10 +40,15 @@ namespace {
 
 /// The map shows [-map_half_extent, map_half_extent]^2 around an island of radius 1.
 constexpr float map_half_extent = 1.2f;
-/// Physical scale: map width and relief (elevation e = 1) in metres. The droplet model measures
-/// heights in cell units, so the relief in cells, relief_m / (map_width_m / size), sets the slopes
-/// the droplets run down; the biome rules see the same slopes.
+/// Physical scale: map width and relief (elevation e = 1) in metres. The droplet model works in
+/// world units: one unit here is the cell of the 1024² map (map_width_m / 1024, about 20 m), so
+/// the relief is about 82 units and a cell is 1024 / size units. The world, the droplet
+/// parameters and the droplets per unit area stay the same at every size, and so does the
+/// erosion. The biome rules see the same slopes.
 constexpr float map_width_m = 20000.0f, relief_m = 1600.0f;
+constexpr int reference_cells = 1024;
+/// Droplets per world unit² (one per cell of the 1024² map).
+constexpr double droplets_per_unit_area = 1.0;
 /// A cell is a lake where the plain fill raises it by more than this (in e units).
 constexpr float lake_min_depth = 0.002f;
 /// A cell is a river where at least this share of the map's cells drains through it.
@@ -71,7 +76,8 @@ rgb from_palette(gorge::biome b) {
 int main(int argc, char** argv) {
     const int size = argc > 1 ? std::atoi(argv[1]) : 1024;
     const auto seed = static_cast<std::uint32_t>(argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 1);
-    const double droplets_arg = argc > 3 ? std::strtod(argv[3], nullptr) : double(size) * double(size);
+    const double droplets_arg =
+        argc > 3 ? std::strtod(argv[3], nullptr) : droplets_per_unit_area * reference_cells * reference_cells;
     if (size < 16 || size > 16384) {
         std::fprintf(stderr, "island_pipeline: size must be in 16..16384, got %s\n", argc > 1 ? argv[1] : "?");
         return 2;
@@ -81,7 +87,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const auto droplet_count = static_cast<std::uint64_t>(droplets_arg);
-    const float relief = relief_m / map_width_m * float(size);  // height of e = 1, in cells
+    const float world_unit_m = map_width_m / float(reference_cells);
+    const float relief = relief_m / world_unit_m;                 // height of e = 1, in world units
+    const float cell_size = float(reference_cells) / float(size);  // in world units
     std::printf("island_pipeline: %dx%d, seed %u\n", size, size, seed);
 
     // 1. Noise island (Red Blob's recipe from gorge/noise/island.hpp) and a moisture field of the same seed.
@@ -106,7 +114,16 @@ int main(int argc, char** argv) {
 #if GORGE_EXAMPLE_HAS_DROPLETS
     start = clock_type::now();
     {
-        gorge::droplet_eroder<float> eroder(height.view(), gorge::droplet_params<float>{});
+        // Steep relief: slopes of 0.1 to 1 unit per unit. Lague's small-map defaults (tuned for a
+        // relief of about 1 over 256 to 1024 cells) would clamp most steps to the height just
+        // descended and leave a scalloped surface.
+        gorge::droplet_params<float> params = gorge::droplet_params<float>::steep_mountains();
+        params.cell_size = cell_size;
+        // Below 256² cells are too coarse for the preset's brush and step: keep them >= 1 and
+        // >= 1/16 cell.
+        params.brush_radius = std::max(params.brush_radius, cell_size);
+        params.step_length = std::max(params.step_length, cell_size / 16.0f);
+        gorge::droplet_eroder<float> eroder(height.view(), params);
         gorge::droplet_options options;
         options.seed = seed;
         options.schedule = gorge::droplet_schedule::tiled;  // same result for any thread count
@@ -126,7 +143,8 @@ int main(int argc, char** argv) {
         const gorge::droplet_stats stats = eroder.run_batch(droplet_count, options);
         std::printf("  %-22s %8.3f s  (%llu droplets, %u threads, eroded %.4g, outflow %.4g cell volumes)\n",
                     "droplet erosion", seconds_since(start), static_cast<unsigned long long>(stats.droplets),
-                    options.threads, stats.eroded, stats.outflow);
+                    options.threads, stats.eroded / double(cell_size * cell_size),
+                    stats.outflow / double(cell_size * cell_size));
     }
 #else
     std::printf("  %-22s skipped (gorge/erosion/droplet.hpp is not available in this build)\n", "droplet erosion");
@@ -178,8 +196,8 @@ int main(int argc, char** argv) {
     bp.upland_top = 0.6f;
     bp.alpine_top = 0.75f;
     bp.snow_line = 0.85f;
-    const float cell_size = 1.0f / relief;  // horizontal cell size in e units
-    const gorge::grid<gorge::biome> biomes = gorge::biome_map(e, moisture, cell_size, bp);
+    const float cell_in_e = cell_size / relief;  // horizontal cell size in e units
+    const gorge::grid<gorge::biome> biomes = gorge::biome_map(e, moisture, cell_in_e, bp);
     std::printf("  %-22s %8.3f s\n", "biomes", seconds_since(start));
 
     // Images.
@@ -200,7 +218,7 @@ int main(int argc, char** argv) {
                 river = accumulation.contains(nx, ny) && accumulation(nx, ny) >= wide_river_factor * river_threshold;
             }
             if (on_land && river) c = river_colour;
-            const float light = gorge_example::hillshade(height.view(), x, y, relief_exaggeration);
+            const float light = gorge_example::hillshade(height.view(), x, y, relief_exaggeration / cell_size);
             const float shade = 1.0f - biome_shade + biome_shade * light;
             px[i] = {c.r * shade, c.g * shade, c.b * shade};
         }
@@ -209,9 +227,9 @@ int main(int argc, char** argv) {
     ok &= gorge_example::write_gray_png("island_pipeline_height.png", height.view(), range);
     ok &= gorge_example::write_r16("island_pipeline_height.r16", height.view(), range);
     ok &= gorge_example::write_relief_png("island_pipeline_relief_before.png", before.view(), range,
-                                          relief_exaggeration);
+                                          relief_exaggeration / cell_size);
     ok &= gorge_example::write_relief_png("island_pipeline_relief_after.png", height.view(), range,
-                                          relief_exaggeration);
+                                          relief_exaggeration / cell_size);
     std::printf("  %-22s %8.3f s\n", "images", seconds_since(start));
     if (!ok) return 1;
     std::printf("wrote island_pipeline_biomes.png island_pipeline_height.png island_pipeline_height.r16 "

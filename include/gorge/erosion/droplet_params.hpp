@@ -90,19 +90,18 @@ struct droplet_params {
         p.inertia = T(0.065);
         return p;
     }
-    /// Steep mountain relief, where a step descends a sizeable fraction of a cell (slopes of
-    /// 0.1 to 1 and more, e.g. a relief of 50 to 200 units over 1000): less gravity so droplets
-    /// do not race, a smaller capacity and erosion rate so a step digs a fraction of its descent,
-    /// more inertia for long straight gullies, a radius-4 brush and 60 steps. Set cell_size to
-    /// the map's horizontal spacing.
+    /// Steep mountain relief, where a step descends a sizeable fraction of its length (slopes
+    /// of 0.1 to 1 and more, e.g. a relief of 50 to 200 units over 1000): less gravity (1) so
+    /// droplets do not race, a smaller capacity_factor (1) and erode_rate (0.1) so a step digs
+    /// a fraction of its descent instead of all of it, more inertia (0.3) for long straight
+    /// gullies, brush_radius 4, evaporate_rate 0.02 and 60 steps; the rest as lague_small_map().
+    /// Set cell_size to the map's horizontal spacing in the same unit as the heights.
     static droplet_params steep_mountains() {
         droplet_params p;
         p.brush_radius = T(4);
         p.inertia = T(0.3);
         p.capacity_factor = T(1);
-        p.min_capacity = T(0.01);
         p.erode_rate = T(0.1);
-        p.deposit_rate = T(0.1);
         p.evaporate_rate = T(0.02);
         p.gravity = T(1);
         p.lifetime = 60;
