@@ -3,7 +3,8 @@
 # compiled; ctest run), then a Debug build with AddressSanitizer and UndefinedBehaviorSanitizer.
 # Installs missing Debian packages first. The GPU parity test runs on Mesa's lavapipe (a CPU
 # Vulkan driver) and must not skip: GORGE_REQUIRE_VULKAN turns a missing device into a failure.
-# Last, the multithreaded tests (tiles, parallel droplet erosion) run under ThreadSanitizer.
+# Last, the multithreaded tests (tiles, parallel droplet and thermal erosion) run under
+# ThreadSanitizer.
 # Every optional part is asked for explicitly (ON), so a missing dependency fails the run instead
 # of being skipped.
 # Usage: scripts/test.sh [--no-sanitize]
@@ -15,6 +16,7 @@ bash "$root/scripts/install-deps.sh" test
 echo "== Release build and tests"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release \
   -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=ON -DGORGE_BUILD_BENCHMARKS=ON -DGORGE_USE_XSIMD=ON \
+  -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON \
   -DGORGE_REQUIRE_VULKAN=ON >/dev/null
 cmake --build "$root/build/release" -j "$jobs"
 ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs"
@@ -24,6 +26,7 @@ if [[ ${1:-} != --no-sanitize ]]; then
   san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake -S "$root" -B "$root/build/sanitize" -DCMAKE_BUILD_TYPE=Debug \
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_USE_XSIMD=ON \
+    -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON \
     -DGORGE_REQUIRE_VULKAN=ON \
     "-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" >/dev/null
   cmake --build "$root/build/sanitize" -j "$jobs"
