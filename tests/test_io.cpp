@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <gorge/drainage/depression_fill.hpp>
+#include <gorge/grid/grid_field.hpp>
 #include <gorge/io/heightmap_io.hpp>
 
 #if defined(GORGE_TEST_IO_GDAL)
@@ -592,4 +593,27 @@ TEST_CASE("GDAL rasters: values and the no-data value, passed on to the depressi
     check_io_message(io_error_message([&] { io::read_gdal(path); }), path, "without GDAL");
     check_io_message(io_error_message([&] { io::read_heightmap(path); }), path, "unknown heightmap format");
 #endif
+}
+
+// README, "Heightmaps in, engine formats out": the snippet on a 16-bit PNG written here, checked at
+// a node, where the field returns the stored code times the height scale exactly.
+TEST_CASE("README snippet: a 16-bit PNG as a grid_field in world units", "[io][readme]") {
+    scratch_dir dir;
+    const gorge::grid<float> codes = random_codes(161, 161, 65535, 11);
+    io::write_png16(dir.file("valley.png"), codes, io::height_mapping::absolute(0.0f, 65535.0f));
+
+    gorge::io::heightmap in = gorge::io::read_heightmap(dir.file("valley.png"));  // 16-bit codes 0..65535
+    auto place = gorge::grid_placement<float>::spanning(glm::vec2(4000.0f),      // 4 km across
+                                                         in.heights.width(), in.heights.height());
+    place.height_scale = 1200.0f / 65535.0f;                                      // code -> metres
+    gorge::grid_field<float> terrain(in.heights, place);
+    glm::vec3 h = terrain(glm::vec2(1250.0f, 730.0f));                            // (h, dh/dx, dh/dy)
+
+    // 4000 m over 160 cells: 25 m a cell, so (1250, 730) lies inside cell (50, 29) and node (50, 30)
+    // sits at (1250, 750).
+    CHECK(std::isfinite(h.x));
+    CHECK(std::isfinite(h.y));
+    CHECK(std::isfinite(h.z));
+    const glm::vec3 node = terrain(glm::vec2(1250.0f, 750.0f));
+    CHECK(node.x == codes(50, 30) * place.height_scale);
 }
