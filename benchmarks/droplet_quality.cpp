@@ -123,6 +123,9 @@ void render(const std::string& name, const map& g, float z_scale) {
     gorge_example::write_relief_png(path.c_str(), g.view(), gorge_example::range_of(g.view()), z_scale);
 }
 
+/// Panel size of the docs images (the top-left corner of each map).
+constexpr int panel_side = 192;
+
 /// Grayscale hillshade panels side by side (the top-left side × side cells of each map), 8 px
 /// gaps, for docs/images: small files.
 void write_panels(const std::string& name, const std::vector<const map*>& maps, int side, float z_scale) {
@@ -216,7 +219,7 @@ void lague_setting(int side, std::uint64_t droplets, bool ablation) {
     render("lague_" + tag + "_before", source, z);
     render("lague_" + tag + "_baseline", base_after, z);
     render("lague_" + tag + "_gorge", gorge_after, z);
-    if (side == 256) write_panels("droplet_small_map", {&source, &base_after, &gorge_after}, 256, z);
+    if (side == 256) write_panels("droplet_small_map", {&source, &base_after, &gorge_after}, panel_side, z);
 }
 
 /// The presets on the reliefs they suit: steep relief (a value-noise fBm with a relief of 60 at
@@ -235,7 +238,7 @@ void presets() {
     row("steep relief 60, 512^2: before", measure(steep, steep));
     row("  lague_small_map, 1/cell", run_gorge(steep, n, gorge::droplet_params<float>::lague_small_map(), &small_after));
     row("  steep_mountains, 1/cell", run_gorge(steep, n, gorge::droplet_params<float>::steep_mountains(), &steep_after));
-    write_panels("droplet_steep", {&steep, &small_after, &steep_after}, 256, 1.0f);
+    write_panels("droplet_steep", {&steep, &small_after, &steep_after}, panel_side, 1.0f);
     render("steep_before", steep, 1.0f);
     render("steep_small_map", small_after, 1.0f);
     render("steep_mountains", steep_after, 1.0f);
@@ -243,7 +246,7 @@ void presets() {
     row("[0, 1] fBm, 512^2: before", measure(wide, wide));
     row("  lague_small_map, 1/cell", run_gorge(wide, n, gorge::droplet_params<float>::lague_small_map()));
     row("  lague_large_terrain, 1/cell", run_gorge(wide, n, gorge::droplet_params<float>::lague_large_terrain(), &large_after));
-    write_panels("droplet_large_terrain", {&wide, &large_after}, 256, float(side) * 0.35f);
+    write_panels("droplet_large_terrain", {&wide, &large_after}, panel_side, float(side) * 0.35f);
     render("large_before", wide, float(side) * 0.35f);
     render("large_terrain", large_after, float(side) * 0.35f);
 }
