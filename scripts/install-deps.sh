@@ -2,13 +2,15 @@
 # Installs the Debian packages gorge needs that are missing, and nothing else.
 #   scripts/install-deps.sh demo   compiler, CMake, glm, stb, xsimd
 #   scripts/install-deps.sh test   the above plus Catch2, Google Benchmark, glslang and Vulkan (lavapipe),
-#                                  and the codecs of gorge::io: libspng, tinyexr and GDAL
+#                                  the codecs of gorge::io: libspng, tinyexr and GDAL, and the
+#                                  gorge command line's CLI11 and nlohmann-json
 set -euo pipefail
 
 profile=${1:-test}
 packages=(build-essential cmake libglm-dev libstb-dev libxsimd-dev)
 if [[ $profile == test ]]; then
-  packages+=(catch2 libbenchmark-dev glslang-tools libvulkan-dev mesa-vulkan-drivers libspng-dev libtinyexr-dev libgdal-dev)
+  packages+=(catch2 libbenchmark-dev glslang-tools libvulkan-dev mesa-vulkan-drivers libspng-dev libtinyexr-dev libgdal-dev
+    libcli11-dev nlohmann-json3-dev)
 elif [[ $profile != demo ]]; then
   echo "install-deps.sh: unknown profile '$profile' (expected demo or test)" >&2
   exit 2

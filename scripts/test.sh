@@ -16,7 +16,7 @@ bash "$root/scripts/install-deps.sh" test
 echo "== Release build and tests"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release \
   -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=ON -DGORGE_BUILD_BENCHMARKS=ON -DGORGE_USE_XSIMD=ON \
-  -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON \
+  -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON -DGORGE_BUILD_CLI=ON \
   -DGORGE_REQUIRE_VULKAN=ON >/dev/null
 cmake --build "$root/build/release" -j "$jobs"
 ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs"
@@ -26,7 +26,7 @@ if [[ ${1:-} != --no-sanitize ]]; then
   san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake -S "$root" -B "$root/build/sanitize" -DCMAKE_BUILD_TYPE=Debug \
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_USE_XSIMD=ON \
-    -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON \
+    -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON -DGORGE_BUILD_CLI=ON \
     -DGORGE_REQUIRE_VULKAN=ON \
     "-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" >/dev/null
   cmake --build "$root/build/sanitize" -j "$jobs"

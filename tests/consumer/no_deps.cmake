@@ -1,7 +1,7 @@
 # ctest driver: gorge needs only glm to be configured, installed and used. With every optional
 # package hidden (CMAKE_DISABLE_FIND_PACKAGE_<Pkg>) and no GORGE_* option given:
 #  1. gorge configures as a top-level project, skipping tests, examples, benchmarks, xsimd and the
-#     gorge::io component with STATUS lines, and defaults to a Release build;
+#     gorge::io component and the gorge command line with STATUS lines, and defaults to a Release build;
 #  2. it installs, and tests/consumer builds and runs against it with find_package(gorge);
 #  3. tests/consumer/subdirectory builds and runs with add_subdirectory(gorge);
 #  4. a build type given by the user is kept, and a part asked for explicitly (ON) whose
@@ -16,7 +16,7 @@ endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 set(hidden)
-foreach(pkg Catch2 benchmark xsimd Vulkan stb spng tinyexr GDAL)
+foreach(pkg Catch2 benchmark xsimd Vulkan stb spng tinyexr GDAL CLI11 nlohmann_json)
   list(APPEND hidden -DCMAKE_DISABLE_FIND_PACKAGE_${pkg}=ON)
 endforeach()
 set(tool -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
@@ -57,7 +57,8 @@ expect_lines("${out}"
   "gorge: Catch2 (Debian: catch2) not found, tests skipped"
   "gorge: stb_image_write.h (Debian: libstb-dev) not found, examples skipped"
   "gorge: Google Benchmark (Debian: libbenchmark-dev) not found, benchmarks skipped"
-  "gorge: libspng (Debian: libspng-dev) and tinyexr (Debian: libtinyexr-dev) not found, gorge::io skipped")
+  "gorge: libspng (Debian: libspng-dev) and tinyexr (Debian: libtinyexr-dev) not found, gorge::io skipped"
+  "gorge: gorge::io (GORGE_BUILD_IO) and CLI11 (Debian: libcli11-dev) and nlohmann-json (Debian: nlohmann-json3-dev) not found, the gorge command line skipped")
 expect_cache("${gorge_build}" "CMAKE_BUILD_TYPE:STRING=Release")
 
 # 2. Install, then find_package(gorge) from a consumer that does not find xsimd either.
@@ -85,7 +86,8 @@ foreach(request
     "GORGE_BUILD_EXAMPLES=ON;stb_image_write.h"
     "GORGE_BUILD_BENCHMARKS=ON;Google Benchmark"
     "GORGE_USE_XSIMD=ON;xsimd"
-    "GORGE_BUILD_IO=ON;libspng")
+    "GORGE_BUILD_IO=ON;libspng"
+    "GORGE_BUILD_CLI=ON;gorge::io")
   list(GET request 0 option)
   list(GET request 1 dependency)
   execute_process(COMMAND ${CMAKE_COMMAND} -S "${GORGE_SOURCE_DIR}" -B "${explicit_build}" ${hidden} -D${option}

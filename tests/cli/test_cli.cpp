@@ -1,0 +1,268 @@
+// The gorge command line, run end to end as an installed program (GORGE_CLI_PATH): `gorge filter`
+// equals the library call on the same grid bit for bit, presets round-trip, and every bad file
+// and bad option exits with code 2 and a message naming it, writing nothing.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include <gorge/grid/grid_field.hpp>
+#include <gorge/io/heightmap_io.hpp>
+#include <gorge/simd/tile.hpp>
+
+#include "support/catch.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace io = gorge::io;
+
+/// A scratch directory, removed with its content at the end of the test case.
+struct scratch_dir {
+    fs::path path;
+    scratch_dir() {
+        static int counter = 0;
+        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+        path = fs::temp_directory_path() /
+               ("gorge_test_cli_" + std::to_string(stamp) + "_" + std::to_string(counter++));
+        fs::create_directories(path);
+    }
+    ~scratch_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+    /// Names of the entries, sorted.
+    std::vector<std::string> entries() const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+struct run_result {
+    int code = -1;
+    std::string out, err;
+};
+
+/// Runs the installed gorge with `args` (already quoted as needed) from the scratch directory.
+run_result run_gorge(const scratch_dir& dir, const std::string& args) {
+    const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+    const std::string command = "cd '" + dir.path.string() + "' && '" + GORGE_CLI_PATH + "' " + args + " >'" + out +
+                                "' 2>'" + err + "'";
+    const int status = std::system(command.c_str());
+    run_result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(out);
+    r.err = read_text(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// A smooth test terrain of w x h nodes, heights in [0, 1], written as a 16-bit PNG.
+void write_terrain_png(const std::string& path, std::ptrdiff_t w, std::ptrdiff_t h) {
+    gorge::grid<float> g(w, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x)
+            g(x, y) = 0.5f + 0.3f * std::sin(0.11f * static_cast<float>(x)) * std::cos(0.07f * static_cast<float>(y)) +
+                      0.1f * std::sin(0.31f * static_cast<float>(x + 2 * y));
+    io::write_png16(path, g.view(), io::height_mapping::absolute(0.0f, 1.0f));
+}
+
+/// The library's filter over every node of a heightmap file, placed as `gorge filter` documents:
+/// world size (1, (h - 1) / (w - 1)) unless given, heights code / 65535.
+gorge::grid<float> library_filter(const std::string& path, const gorge::tile_settings<float>& settings,
+                                  glm::vec2 world = glm::vec2(0.0f)) {
+    const io::heightmap map = io::read_heightmap(path);
+    const std::ptrdiff_t w = map.heights.width(), h = map.heights.height();
+    if (world == glm::vec2(0.0f)) world = glm::vec2(1.0f, static_cast<float>(h - 1) / static_cast<float>(w - 1));
+    const auto placement = gorge::grid_placement<float>::spanning(world, w, h, glm::vec2(0.0f), 1.0f / 65535.0f);
+    const gorge::grid_field<float> field(map.heights.view(), placement);
+    gorge::tile_sampling<float> sampling;
+    sampling.origin = placement.origin;
+    sampling.spacing = placement.cell_size;
+    gorge::grid<float> out(w, h);
+    gorge::tile_buffers<float> buffers;
+    buffers.height = out.view();
+    gorge::erode_tile(field, sampling, 0, 0, buffers, settings);
+    return out;
+}
+
+bool same_bits(const gorge::grid<float>& a, const gorge::grid<float>& b) {
+    return a.width() == b.width() && a.height() == b.height() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("gorge --version and --help", "[cli]") {
+    scratch_dir dir;
+    const run_result v = run_gorge(dir, "--version");
+    CHECK(v.code == 0);
+    CHECK(contains(v.out, std::string("gorge ") + GORGE_CLI_VERSION));
+    const run_result h = run_gorge(dir, "filter --help");
+    CHECK(h.code == 0);
+    CHECK(contains(h.out, "--octaves"));
+    CHECK(contains(h.out, "--preset"));
+    const run_result none = run_gorge(dir, "");
+    CHECK(none.code == 2);
+}
+
+TEST_CASE("gorge filter equals the library call bit for bit", "[cli]") {
+    scratch_dir dir;
+    // Not square and not a multiple of the band height: the default world size and the bands
+    // of rows are both exercised.
+    write_terrain_png(dir.file("in.png"), 97, 301);
+
+    SECTION("default parameters, float output, several threads") {
+        const run_result r = run_gorge(dir, "filter in.png out.exr --threads 3");
+        REQUIRE(r.code == 0);
+        const gorge::grid<float> expected = library_filter(dir.file("in.png"), gorge::tile_settings<float>{});
+        CHECK(same_bits(io::read_heightmap(dir.file("out.exr")).heights, expected));
+    }
+    SECTION("every kind of option, 16-bit PNG output with an absolute range") {
+        const run_result r = run_gorge(dir,
+                                   "filter in.png out.png --world-size 2,5 --scale 0.2 --strength 0.3 --gully-weight 0.7 "
+                                   "--detail 1.2 --rounding 0.2,0.05,0.1,1.5 --onset 1,1.5,2.5,1.25 --assumed-slope "
+                                   "0.6,0.8 --octaves 4 --lacunarity 2.1 --gain 0.45 --cell-scale 0.8 --normalization "
+                                   "0.4 --seed 77 --output-offset -0.1,0 --valley-altitude 0.2 --peak-altitude 0.9 "
+                                   "--range -1,2");
+        REQUIRE(r.code == 0);
+        gorge::tile_settings<float> s;
+        s.erosion.scale = 0.2f;
+        s.erosion.strength = 0.3f;
+        s.erosion.gully_weight = 0.7f;
+        s.erosion.detail = 1.2f;
+        s.erosion.rounding = glm::vec4(0.2f, 0.05f, 0.1f, 1.5f);
+        s.erosion.onset = glm::vec4(1.0f, 1.5f, 2.5f, 1.25f);
+        s.erosion.assumed_slope = glm::vec2(0.6f, 0.8f);
+        s.erosion.octaves = 4;
+        s.erosion.lacunarity = 2.1f;
+        s.erosion.gain = 0.45f;
+        s.erosion.cell_scale = 0.8f;
+        s.erosion.normalization = 0.4f;
+        s.seed = 77;
+        s.height_offset = glm::vec2(-0.1f, 0.0f);
+        s.valley_altitude = 0.2f;
+        s.peak_altitude = 0.9f;
+        const gorge::grid<float> expected = library_filter(dir.file("in.png"), s, glm::vec2(2.0f, 5.0f));
+        io::write_png16(dir.file("expected.png"), expected.view(), io::height_mapping::absolute(-1.0f, 2.0f));
+        const io::heightmap got = io::read_heightmap(dir.file("out.png"));
+        const io::heightmap want = io::read_heightmap(dir.file("expected.png"));
+        CHECK(same_bits(got.heights, want.heights));
+        CHECK(contains(r.out, "out.png: codes 0..65535 = heights -1 .. 2"));
+        // The filter changed the terrain (the comparison is not between two copies of the input).
+        CHECK_FALSE(same_bits(got.heights, io::read_heightmap(dir.file("in.png")).heights));
+    }
+}
+
+TEST_CASE("gorge filter presets round-trip", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 64, 48);
+    const run_result a =
+        run_gorge(dir, "filter in.png a.exr --octaves 3 --rounding 0.3,0,0.2,2 --seed 5 --save-preset p.json");
+    REQUIRE(a.code == 0);
+    REQUIRE(fs::exists(dir.file("p.json")));
+    CHECK(contains(read_text(dir.file("p.json")), "\"octaves\": 3"));
+    const run_result b = run_gorge(dir, "filter in.png b.exr --preset p.json");
+    REQUIRE(b.code == 0);
+    CHECK(read_text(dir.file("a.exr")) == read_text(dir.file("b.exr")));
+    const run_result d = run_gorge(dir, "filter in.png d.exr");
+    REQUIRE(d.code == 0);
+    CHECK(read_text(dir.file("a.exr")) != read_text(dir.file("d.exr")));
+
+    // The command line wins over the preset.
+    const run_result c = run_gorge(dir, "filter in.png c.exr --preset p.json --octaves 99");
+    CHECK(c.code == 2);
+    CHECK(contains(c.err, "--octaves"));
+    CHECK_FALSE(fs::exists(dir.file("c.exr")));
+
+    std::ofstream(dir.file("unknown.json")) << "{\"octave\": 3}";
+    const run_result u = run_gorge(dir, "filter in.png u.exr --preset unknown.json");
+    CHECK(u.code == 2);
+    CHECK(contains(u.err, "unknown.json"));
+    CHECK(contains(u.err, "unknown key 'octave'"));
+
+    std::ofstream(dir.file("broken.json")) << "{\"octaves\": ";
+    const run_result br = run_gorge(dir, "filter in.png u.exr --preset broken.json");
+    CHECK(br.code == 2);
+    CHECK(contains(br.err, "broken.json"));
+
+    std::ofstream(dir.file("wrongtype.json")) << "{\"rounding\": 3}";
+    const run_result wt = run_gorge(dir, "filter in.png u.exr --preset wrongtype.json");
+    CHECK(wt.code == 2);
+    CHECK(contains(wt.err, "'rounding'"));
+
+    const run_result missing = run_gorge(dir, "filter in.png u.exr --preset missing.json");
+    CHECK(missing.code == 2);
+    CHECK(contains(missing.err, "missing.json"));
+    CHECK_FALSE(fs::exists(dir.file("u.exr")));
+}
+
+TEST_CASE("gorge filter: bad files and options exit with 2, name the culprit and write nothing", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 40, 30);
+    std::ofstream(dir.file("keep.png")) << "previous content";
+    {
+        std::ofstream truncated(dir.file("truncated.png"), std::ios::binary);
+        const std::string png = read_text(dir.file("in.png"));
+        truncated << png.substr(0, png.size() / 2);
+    }
+    std::ofstream(dir.file("text.png")) << "not a png";
+    const std::vector<std::string> before = dir.entries();
+
+    struct bad_case {
+        std::string args;
+        std::string named;
+    };
+    const bad_case cases[] = {
+        {"filter missing.png keep.png", "missing.png"},
+        {"filter truncated.png keep.png", "truncated.png"},
+        {"filter text.png keep.png", "text.png"},
+        {"filter in.png keep.tif", "keep.tif"},
+        {"filter in.png keep.png --ridge ridge.bmp", "ridge.bmp"},
+        {"filter in.png keep.png --octaves 99", "--octaves"},
+        {"filter in.png keep.png --octaves many", "--octaves"},
+        {"filter in.png keep.png --scale -1", "--scale"},
+        {"filter in.png keep.png --detail 0", "--detail"},
+        {"filter in.png keep.png --normalization 2", "--normalization"},
+        {"filter in.png keep.png --assumed-slope 0.7,3", "--assumed-slope"},
+        {"filter in.png keep.png --onset 1,2,3", "--onset"},
+        {"filter in.png keep.png --threads 5000", "--threads"},
+        {"filter in.png keep.png --world-size 0,1", "--world-size"},
+        {"filter in.png keep.png --range 2,1", "--range"},
+        {"filter in.png keep.png --valley-altitude 1 --peak-altitude 1", "--valley-altitude"},
+        {"filter in.png keep.png --no-such-option", "--no-such-option"},
+        {"filter in.png", "OUT"},
+        {"filter in.png keep.png --ridge no_such_dir/ridge.png", "no_such_dir/ridge.png"},
+        {"filter in.png keep.png --save-preset no_such_dir/p.json", "no_such_dir/p.json"},
+        {"no-such-subcommand", "no-such-subcommand"},
+    };
+    for (const bad_case& c : cases) {
+        INFO("gorge " << c.args);
+        const run_result r = run_gorge(dir, c.args);
+        CHECK(r.code == 2);
+        INFO("stderr: " << r.err);
+        CHECK(contains(r.err, c.named));
+        CHECK(dir.entries() == before);
+        CHECK(read_text(dir.file("keep.png")) == "previous content");
+    }
+}

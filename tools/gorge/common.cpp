@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MPL-2.0
+#include "common.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace gorge_cli {
+
+namespace {
+
+std::string key_of(const std::string& name) {
+    std::string key = name;
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key;
+}
+
+std::string lower_extension(const std::string& path) {
+    const std::size_t slash = path.find_last_of("/\\");
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return std::string();
+    std::string ext = path.substr(dot);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+std::atomic<unsigned> temp_counter{0};
+
+}  // namespace
+
+parameters::parameters(CLI::App& app) : app_(app) {
+    // Room for every vector option, so that the references CLI11 keeps stay valid.
+    vector_storage_.reserve(32);
+    app.add_option("--preset", preset_path_,
+                   "Load parameters from a JSON preset (keys as the long options, '-' written '_'); options "
+                   "given on the command line win");
+    app.add_option("--save-preset", save_path_,
+                   "Write the effective parameters as a JSON preset (after a successful run)");
+}
+
+void parameters::add_float(const std::string& name, float& value, const std::string& help) {
+    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
+    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
+                         [&value](const nlohmann::json& j) { value = j.get<float>(); }, [] {}});
+}
+
+void parameters::add_int(const std::string& name, int& value, const std::string& help) {
+    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
+    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
+                         [&value](const nlohmann::json& j) { value = j.get<int>(); }, [] {}});
+}
+
+void parameters::add_unsigned(const std::string& name, unsigned& value, const std::string& help) {
+    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
+    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
+                         [&value](const nlohmann::json& j) { value = j.get<unsigned>(); }, [] {}});
+}
+
+void parameters::add_floats(const std::string& name, float* values, std::size_t count, const std::string& help) {
+    vector_storage_.emplace_back(values, values + count);
+    std::vector<float>& parsed = vector_storage_.back();
+    std::string defaults;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::ostringstream s;
+        s << values[i];
+        defaults += (i ? "," : "") + s.str();
+    }
+    CLI::Option* opt = app_.add_option("--" + name, parsed, help + " (" + std::to_string(count) + " values a,b,...)")
+                           ->delimiter(',')
+                           ->expected(static_cast<int>(count))
+                           ->default_str(defaults);
+    const std::string option = "--" + name;
+    bindings_.push_back(
+        {key_of(name), opt,
+         [values, count] { return nlohmann::json(std::vector<float>(values, values + count)); },
+         [values, count](const nlohmann::json& j) {
+             const std::vector<float> v = j.get<std::vector<float>>();
+             if (v.size() != count)
+                 throw std::invalid_argument("needs " + std::to_string(count) + " numbers, got " +
+                                             std::to_string(v.size()));
+             std::copy(v.begin(), v.end(), values);
+         },
+         [values, count, &parsed, option] {
+             if (parsed.size() != count)
+                 throw usage_error(option + ": needs " + std::to_string(count) + " comma-separated numbers, got " +
+                                   std::to_string(parsed.size()));
+             std::copy(parsed.begin(), parsed.end(), values);
+         }});
+}
+
+void parameters::resolve() {
+    if (!preset_path_.empty()) {
+        std::ifstream in(preset_path_, std::ios::binary);
+        if (!in) throw usage_error(preset_path_ + ": cannot open the preset");
+        nlohmann::json preset;
+        try {
+            preset = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            throw usage_error(preset_path_ + ": not a valid JSON preset (" + e.what() + ")");
+        }
+        if (!preset.is_object()) throw usage_error(preset_path_ + ": a preset must be a JSON object");
+        for (auto it = preset.begin(); it != preset.end(); ++it) {
+            const auto b = std::find_if(bindings_.begin(), bindings_.end(),
+                                        [&](const binding& x) { return x.key == it.key(); });
+            if (b == bindings_.end()) {
+                std::string known;
+                for (const binding& x : bindings_) known += (known.empty() ? "" : ", ") + x.key;
+                throw usage_error(preset_path_ + ": unknown key '" + it.key() + "' (allowed: " + known + ")");
+            }
+            if (b->option->count() > 0) continue;  // the command line wins
+            try {
+                b->set(it.value());
+            } catch (const std::exception& e) {
+                throw usage_error(preset_path_ + ": key '" + it.key() + "': " + e.what());
+            }
+        }
+    }
+    for (binding& b : bindings_)
+        if (b.option->count() > 0) b.from_command_line();
+}
+
+nlohmann::json parameters::to_json() const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const binding& b : bindings_) j[b.key] = b.get();
+    return j;
+}
+
+file_kind output_kind(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    if (ext == ".png") return file_kind::png16;
+    if (ext == ".r16" || ext == ".raw") return file_kind::r16;
+    if (ext == ".exr") return file_kind::exr;
+    throw usage_error(path + ": unknown output format '" + ext +
+                      "' (allowed: .png 16-bit, .r16 or .raw, .exr float32)");
+}
+
+gorge::io::height_mapping mapping_options::mapping() const {
+    if (range.empty()) return gorge::io::height_mapping::normalise();
+    if (range.size() != 2) throw usage_error("--range: needs two numbers lo,hi");
+    try {
+        return gorge::io::height_mapping::absolute(
+            range[0], range[1], clamp ? gorge::io::out_of_range::clamp : gorge::io::out_of_range::reject);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--range: ") + e.what());
+    }
+}
+
+void add_mapping_options(CLI::App& app, mapping_options& options) {
+    CLI::Option* range = app.add_option("--range", options.range,
+                                        "Integer outputs (PNG, .r16): heights lo..hi map to codes 0..max (lo < hi); "
+                                        "default: normalise to the data's own range (printed on stdout)")
+                             ->delimiter(',')
+                             ->expected(2);
+    app.add_flag("--normalise", "Integer outputs: map the data's minimum..maximum to codes 0..max (the default)")
+        ->excludes(range);
+    app.add_flag("--clamp", options.clamp, "With --range: clamp heights outside lo..hi instead of failing")
+        ->needs(range);
+}
+
+output_set::~output_set() {
+    if (committed_) return;
+    for (const auto& s : staged_) std::remove(s.first.c_str());
+}
+
+std::string output_set::stage(const std::string& target) {
+    const std::size_t slash = target.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? std::string() : target.substr(0, slash + 1);
+    const std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
+    const std::string temp = dir + ".gorge-" + std::to_string(static_cast<long>(::getpid())) + "-" +
+                             std::to_string(temp_counter++) + "-" + name;
+    staged_.emplace_back(temp, target);
+    return temp;
+}
+
+void output_set::commit() {
+    for (const auto& s : staged_)
+        if (std::rename(s.first.c_str(), s.second.c_str()) != 0)
+            throw usage_error(s.second + ": cannot write (rename from its temporary file failed)");
+    committed_ = true;
+}
+
+std::string write_heights(const std::string& path, const std::string& shown_path, gorge::grid_view<const float> heights,
+                          const gorge::io::height_mapping& mapping) {
+    try {
+        gorge::io::height_range used{};
+        switch (output_kind(shown_path)) {
+            case file_kind::png16: used = gorge::io::write_png16(path, heights, mapping); break;
+            case file_kind::r16: used = gorge::io::write_r16(path, heights, mapping); break;
+            case file_kind::exr: gorge::io::write_exr(path, heights); return shown_path + ": float32 heights";
+        }
+        std::ostringstream s;
+        s.precision(9);
+        s << shown_path << ": codes 0..65535 = heights " << used.lo << " .. " << used.hi;
+        return s.str();
+    } catch (const gorge::io::io_error& e) {
+        throw usage_error(shown_path + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(shown_path + ": " + e.what());
+    }
+}
+
+void write_json(const std::string& path, const std::string& shown_path, const nlohmann::json& value) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << value.dump(2) << '\n';
+    out.close();
+    if (!out) throw usage_error(shown_path + ": cannot write the preset");
+}
+
+gorge::io::heightmap read_input(const std::string& path) {
+    try {
+        return gorge::io::read_heightmap(path);
+    } catch (const gorge::io::io_error& e) {
+        throw usage_error(e.what());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(path + ": " + e.what());
+    }
+}
+
+bool progress_wanted(bool forced) { return forced || ::isatty(STDERR_FILENO) == 1; }
+
+progress::progress(bool enabled, std::string label) : enabled_(enabled), label_(std::move(label)) {}
+
+void progress::update(double fraction) {
+    if (!enabled_) return;
+    constexpr int width = 40;
+    const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * width);
+    if (filled == shown_) return;
+    shown_ = filled;
+    std::fprintf(stderr, "\r%s [%s%s] %3d%%", label_.c_str(), std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), filled * 100 / width);
+    std::fflush(stderr);
+}
+
+void progress::finish() {
+    if (!enabled_) return;
+    update(1.0);
+    std::fputc('\n', stderr);
+}
+
+std::string option_of_parameter(const std::string& member_and_rule) {
+    std::string name = member_and_rule.substr(0, member_and_rule.find(' '));
+    const std::size_t dot = name.find_last_of('.');
+    if (dot != std::string::npos) name = name.substr(dot + 1);
+    std::replace(name.begin(), name.end(), '_', '-');
+    std::replace(name.begin(), name.end(), ',', ' ');
+    return "--" + name.substr(0, name.find(' '));
+}
+
+}  // namespace gorge_cli

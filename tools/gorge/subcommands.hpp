@@ -1,0 +1,16 @@
+// The gorge command line's subcommands: each registers its options on `app` and returns the
+// function that runs it once the command line is parsed.
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace gorge_cli {
+
+using runner = std::function<int()>;
+
+runner add_filter(CLI::App& app);
+
+}  // namespace gorge_cli
