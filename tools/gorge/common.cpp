@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -12,13 +13,13 @@
 
 namespace gorge_cli {
 
-namespace {
-
 std::string key_of(const std::string& name) {
     std::string key = name;
     std::replace(key.begin(), key.end(), '-', '_');
     return key;
 }
+
+namespace {
 
 std::string lower_extension(const std::string& path) {
     const std::size_t slash = path.find_last_of("/\\");
@@ -41,24 +42,6 @@ parameters::parameters(CLI::App& app) : app_(app) {
                    "given on the command line win");
     app.add_option("--save-preset", save_path_,
                    "Write the effective parameters as a JSON preset (after a successful run)");
-}
-
-void parameters::add_float(const std::string& name, float& value, const std::string& help) {
-    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
-    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
-                         [&value](const nlohmann::json& j) { value = j.get<float>(); }, [] {}});
-}
-
-void parameters::add_int(const std::string& name, int& value, const std::string& help) {
-    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
-    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
-                         [&value](const nlohmann::json& j) { value = j.get<int>(); }, [] {}});
-}
-
-void parameters::add_unsigned(const std::string& name, unsigned& value, const std::string& help) {
-    CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
-    bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
-                         [&value](const nlohmann::json& j) { value = j.get<unsigned>(); }, [] {}});
 }
 
 void parameters::add_floats(const std::string& name, float* values, std::size_t count, const std::string& help) {
@@ -85,7 +68,8 @@ void parameters::add_floats(const std::string& name, float* values, std::size_t 
                                              std::to_string(v.size()));
              std::copy(v.begin(), v.end(), values);
          },
-         [values, count, &parsed, option] {
+         [values, count, &parsed, option, opt] {
+             opt->run_callback();
              if (parsed.size() != count)
                  throw usage_error(option + ": needs " + std::to_string(count) + " comma-separated numbers, got " +
                                    std::to_string(parsed.size()));
@@ -93,7 +77,8 @@ void parameters::add_floats(const std::string& name, float* values, std::size_t 
          }});
 }
 
-void parameters::resolve() {
+void parameters::resolve(const std::function<void()>& base) {
+    if (base) base();
     if (!preset_path_.empty()) {
         std::ifstream in(preset_path_, std::ios::binary);
         if (!in) throw usage_error(preset_path_ + ": cannot open the preset");
@@ -112,14 +97,14 @@ void parameters::resolve() {
                 for (const binding& x : bindings_) known += (known.empty() ? "" : ", ") + x.key;
                 throw usage_error(preset_path_ + ": unknown key '" + it.key() + "' (allowed: " + known + ")");
             }
-            if (b->option->count() > 0) continue;  // the command line wins
             try {
                 b->set(it.value());
-            } catch (const std::exception& e) {
+            } catch (const std::exception& e) {  // wrong kind of value (nlohmann type_error or ours)
                 throw usage_error(preset_path_ + ": key '" + it.key() + "': " + e.what());
             }
         }
     }
+    // The command line wins over the base and the preset.
     for (binding& b : bindings_)
         if (b.option->count() > 0) b.from_command_line();
 }
@@ -139,8 +124,9 @@ file_kind output_kind(const std::string& path) {
                       "' (allowed: .png 16-bit, .r16 or .raw, .exr float32)");
 }
 
-gorge::io::height_mapping mapping_options::mapping() const {
-    if (range.empty()) return gorge::io::height_mapping::normalise();
+gorge::io::height_mapping mapping_options::mapping(const gorge::io::height_mapping& fallback) const {
+    if (normalise) return gorge::io::height_mapping::normalise();
+    if (range.empty()) return fallback;
     if (range.size() != 2) throw usage_error("--range: needs two numbers lo,hi");
     try {
         return gorge::io::height_mapping::absolute(
@@ -152,11 +138,12 @@ gorge::io::height_mapping mapping_options::mapping() const {
 
 void add_mapping_options(CLI::App& app, mapping_options& options) {
     CLI::Option* range = app.add_option("--range", options.range,
-                                        "Integer outputs (PNG, .r16): heights lo..hi map to codes 0..max (lo < hi); "
-                                        "default: normalise to the data's own range (printed on stdout)")
+                                        "Integer outputs (PNG, .r16): heights lo..hi map to codes 0..max (lo < hi); the "
+                                        "range used is printed on stdout")
                              ->delimiter(',')
                              ->expected(2);
-    app.add_flag("--normalise", "Integer outputs: map the data's minimum..maximum to codes 0..max (the default)")
+    app.add_flag("--normalise", options.normalise,
+                 "Integer outputs: map the data's minimum..maximum to codes 0..max (the default of filter)")
         ->excludes(range);
     app.add_flag("--clamp", options.clamp, "With --range: clamp heights outside lo..hi instead of failing")
         ->needs(range);
@@ -219,6 +206,53 @@ gorge::io::heightmap read_input(const std::string& path) {
     } catch (const std::invalid_argument& e) {
         throw usage_error(path + ": " + e.what());
     }
+}
+
+void add_grid_io(CLI::App& app, grid_io_options& o) {
+    app.add_option("IN", o.input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
+    app.add_option("OUT", o.output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
+    add_mapping_options(app, o.mapping);
+    app.add_flag("--progress", o.progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    app.add_flag("--timings", o.timings, "Print the read, compute and write times on stderr");
+    o.params = std::make_unique<parameters>(app);
+    o.params->add_value("height-scale", o.height_scale,
+                        "World height per stored unit; 0: 1 / largest code for integer files (heights 0..1), 1 for "
+                        "float files. Integer outputs default to the input's own range");
+    o.params->add_value("height-offset", o.height_offset, "World height added after the scale");
+}
+
+loaded_grid load_grid(const grid_io_options& o) {
+    output_kind(o.output);
+    o.mapping.mapping();  // a bad --range fails before any work
+    const gorge::io::heightmap map = read_input(o.input);
+    const float scale = o.height_scale != 0.0f ? o.height_scale
+                        : map.max_code != 0   ? 1.0f / static_cast<float>(map.max_code)
+                                              : 1.0f;
+    if (!std::isfinite(scale) || !std::isfinite(o.height_offset))
+        throw usage_error("--height-scale, --height-offset: must be finite");
+    loaded_grid g;
+    g.heights = gorge::grid<float>(map.heights.width(), map.heights.height());
+    const float* src = map.heights.data();
+    float* dst = g.heights.data();
+    for (std::size_t i = 0; i < g.heights.size(); ++i) dst[i] = o.height_offset + scale * src[i];
+    if (map.max_code != 0) {
+        const float lo = o.height_offset, hi = o.height_offset + scale * static_cast<float>(map.max_code);
+        if (lo < hi)
+            g.default_mapping = gorge::io::height_mapping::absolute(lo, hi, gorge::io::out_of_range::clamp);
+        else if (hi < lo)
+            g.default_mapping = gorge::io::height_mapping::absolute(hi, lo, gorge::io::out_of_range::clamp);
+    }
+    return g;
+}
+
+void save_grid(const grid_io_options& o, const loaded_grid& g, const std::string& summary) {
+    output_set outputs;
+    const std::string report = write_heights(outputs.stage(o.output), o.output, g.heights.view(),
+                                             o.mapping.mapping(g.default_mapping));
+    if (!o.params->save_path().empty())
+        write_json(outputs.stage(o.params->save_path()), o.params->save_path(), o.params->to_json());
+    outputs.commit();
+    std::printf("%s\n%s\n", report.c_str(), summary.c_str());
 }
 
 bool progress_wanted(bool forced) { return forced || ::isatty(STDERR_FILENO) == 1; }

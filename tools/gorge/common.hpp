@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -37,20 +39,47 @@ struct binding {
     std::function<void()> from_command_line;  ///< copies a given option's parsed value in place
 };
 
+/// "scale" for "--scale", "gully_weight" for "--gully-weight".
+std::string key_of(const std::string& name);
+
+/// A JSON value as V; throws std::invalid_argument for a value of the wrong kind.
+template <class V>
+V json_value(const nlohmann::json& j) {
+    if constexpr (std::is_same<V, bool>::value) {
+        if (!j.is_boolean()) throw std::invalid_argument("must be true or false");
+    } else if constexpr (std::is_integral<V>::value) {
+        if (!j.is_number_integer()) throw std::invalid_argument("must be an integer");
+        if (std::is_unsigned<V>::value && j.get<long long>() < 0) throw std::invalid_argument("must be >= 0");
+    } else if constexpr (std::is_floating_point<V>::value) {
+        if (!j.is_number()) throw std::invalid_argument("must be a number");
+    } else {
+        if (!j.is_string()) throw std::invalid_argument("must be a string");
+    }
+    return j.get<V>();
+}
+
 /// The parameters of one subcommand, with --preset and --save-preset.
 class parameters {
 public:
     explicit parameters(CLI::App& app);
 
-    void add_float(const std::string& name, float& value, const std::string& help);
-    void add_int(const std::string& name, int& value, const std::string& help);
-    void add_unsigned(const std::string& name, unsigned& value, const std::string& help);
+    /// A scalar option (float, int, unsigned, std::uint64_t, bool or std::string) with its
+    /// default shown in --help.
+    template <class V>
+    CLI::Option* add_value(const std::string& name, V& value, const std::string& help) {
+        CLI::Option* opt = app_.add_option("--" + name, value, help)->capture_default_str();
+        bindings_.push_back({key_of(name), opt, [&value] { return nlohmann::json(value); },
+                             [&value](const nlohmann::json& j) { value = json_value<V>(j); },
+                             [opt] { opt->run_callback(); }});
+        return opt;
+    }
     /// An N-component vector given as "a,b,..." on the command line and as an array in JSON.
     void add_floats(const std::string& name, float* values, std::size_t count, const std::string& help);
 
-    /// After parsing: values from --preset for every option not given on the command line, then the
-    /// command line's own values. Throws usage_error naming the file or the key.
-    void resolve();
+    /// After parsing: `base` (when given: defaults such as a library preset), then the values of
+    /// --preset, then the options given on the command line. Throws usage_error naming the file
+    /// or the key.
+    void resolve(const std::function<void()>& base = {});
     /// The effective parameters as JSON (what --save-preset writes).
     nlohmann::json to_json() const;
     /// The --save-preset path, or empty.
@@ -72,9 +101,37 @@ file_kind output_kind(const std::string& path);
 struct mapping_options {
     std::vector<float> range;
     bool clamp = false;
-    gorge::io::height_mapping mapping() const;
+    bool normalise = false;
+    /// --range, or --normalise, or `fallback` when neither is given.
+    gorge::io::height_mapping mapping(
+        const gorge::io::height_mapping& fallback = gorge::io::height_mapping::normalise()) const;
 };
 void add_mapping_options(CLI::App& app, mapping_options& options);
+
+/// Input, output and height units shared by the subcommands that work on the grid itself (fill,
+/// thermal, droplets): heights = height_offset + height_scale * stored value.
+struct grid_io_options {
+    std::string input, output;
+    float height_scale = 0.0f;  ///< 0: 1 / largest code for integer files (heights 0..1), else 1
+    float height_offset = 0.0f;
+    mapping_options mapping;
+    bool progress = false;
+    bool timings = false;
+    std::unique_ptr<parameters> params;
+};
+/// Registers IN, OUT, the mapping and progress options and --preset/--save-preset, plus the
+/// --height-scale and --height-offset parameters.
+void add_grid_io(CLI::App& app, grid_io_options& options);
+/// What load_grid read: the heights in world units and how to write them back.
+struct loaded_grid {
+    gorge::grid<float> heights;
+    gorge::io::height_mapping default_mapping = gorge::io::height_mapping::normalise();
+};
+/// Reads IN and scales it to world units. Integer files default to writing back with their own
+/// range (codes 0..max of the input, clamped); float files to normalising.
+loaded_grid load_grid(const grid_io_options& options);
+/// Writes OUT (and the preset when asked) all or nothing, prints the range used on stdout.
+void save_grid(const grid_io_options& options, const loaded_grid& grid, const std::string& summary);
 
 /// Outputs written to temporary names first and renamed into place only when all succeeded, so
 /// that a failure leaves every target as it was.

@@ -132,29 +132,29 @@ runner add_filter(CLI::App& app) {
     p.add_floats("world-size", o->world_size, 2,
                  "World size x,y covered by the map, first to last node (> 0); default 0,0: 1 across the width, "
                  "square cells");
-    p.add_float("height-scale", o->height_scale,
+    p.add_value("height-scale", o->height_scale,
                 "World height per stored unit; default 0: 1 / largest code for integer files (heights 0..1), 1 "
                 "for float files");
-    p.add_float("height-offset", o->height_offset, "World height added after the scale");
-    p.add_float("scale", e.scale, "Size of the largest gullies, world units (> 0)");
-    p.add_float("strength", e.strength, "Magnitude of all octaves, height units");
-    p.add_float("gully-weight", e.gully_weight, "0 only sharpens peaks and valleys, 1 full gullies");
-    p.add_float("detail", e.detail, "How far fine gullies climb (> 0)");
+    p.add_value("height-offset", o->height_offset, "World height added after the scale");
+    p.add_value("scale", e.scale, "Size of the largest gullies, world units (> 0)");
+    p.add_value("strength", e.strength, "Magnitude of all octaves, height units");
+    p.add_value("gully-weight", e.gully_weight, "0 only sharpens peaks and valleys, 1 full gullies");
+    p.add_value("detail", e.detail, "How far fine gullies climb (> 0)");
     p.add_floats("rounding", &e.rounding.x, 4, "Rounding of ridges, creases, input peaks/valleys, per octave");
     p.add_floats("onset", &e.onset.x, 4, "Inverse slopes where gullies start: initial, per octave, ridge initial, ridge per octave (>= 0)");
     p.add_floats("assumed-slope", &e.assumed_slope.x, 2, "Assumed slope value and amount (amount in 0..1)");
-    p.add_int("octaves", e.octaves, "Number of gully octaves (0..32)");
-    p.add_float("lacunarity", e.lacunarity, "Frequency factor per octave (> 0)");
-    p.add_float("gain", e.gain, "Strength factor per octave");
-    p.add_float("cell-scale", e.cell_scale, "Cell size relative to the stripe width (> 0)");
-    p.add_float("normalization", e.normalization, "Phacelle normalization (0..1)");
-    p.add_unsigned("seed", o->settings.seed, "Hash seed of the filter (any value)");
+    p.add_value("octaves", e.octaves, "Number of gully octaves (0..32)");
+    p.add_value("lacunarity", e.lacunarity, "Frequency factor per octave (> 0)");
+    p.add_value("gain", e.gain, "Strength factor per octave");
+    p.add_value("cell-scale", e.cell_scale, "Cell size relative to the stripe width (> 0)");
+    p.add_value("normalization", e.normalization, "Phacelle normalization (0..1)");
+    p.add_value("seed", o->settings.seed, "Hash seed of the filter (any value)");
     p.add_floats("output-offset", &o->settings.height_offset.x, 2,
                  "(o, k) of apply_height_offset on the output (the published demo uses -0.65,0)");
-    p.add_float("valley-altitude", o->settings.valley_altitude, "Height where the fade target is -1 (!= peak)");
-    p.add_float("peak-altitude", o->settings.peak_altitude, "Height where the fade target is +1 (!= valley)");
+    p.add_value("valley-altitude", o->settings.valley_altitude, "Height where the fade target is -1 (!= peak)");
+    p.add_value("peak-altitude", o->settings.peak_altitude, "Height where the fade target is +1 (!= valley)");
     o->settings.threads = 0;
-    p.add_unsigned("threads", o->settings.threads, "Threads (0 = all hardware threads, at most 1024)");
+    p.add_value("threads", o->settings.threads, "Threads (0 = all hardware threads, at most 1024)");
     return [o] { return run_filter(*o); };
 }
 

@@ -23,6 +23,12 @@ int main(int argc, char** argv) {
     {
         CLI::App* sub = app.add_subcommand("filter", "The analytic erosion filter on an existing heightmap");
         commands.emplace_back(sub, add_filter(*sub));
+        sub = app.add_subcommand("fill", "Fill depressions so that every cell drains off the map");
+        commands.emplace_back(sub, add_fill(*sub));
+        sub = app.add_subcommand("thermal", "Thermal (talus) erosion");
+        commands.emplace_back(sub, add_thermal(*sub));
+        sub = app.add_subcommand("droplets", "Hydraulic droplet erosion");
+        commands.emplace_back(sub, add_droplets(*sub));
     }
 
     if (argc > 1 && argv[1][0] != '-' &&

@@ -12,5 +12,8 @@ namespace gorge_cli {
 using runner = std::function<int()>;
 
 runner add_filter(CLI::App& app);
+runner add_fill(CLI::App& app);
+runner add_thermal(CLI::App& app);
+runner add_droplets(CLI::App& app);
 
 }  // namespace gorge_cli
