@@ -19,6 +19,7 @@
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/erosion/droplet.hpp>
 #include <gorge/erosion/thermal.hpp>
+#include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/grid/grid_field.hpp>
 #include <gorge/io/heightmap_io.hpp>
 #include <gorge/simd/tile.hpp>
@@ -389,5 +390,71 @@ TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write n
         INFO("stderr: " << r.err);
         CHECK(contains(r.err, c.second));
         CHECK(dir.entries() == before);
+    }
+}
+
+TEST_CASE("gorge generate: neighbouring tiles share their edges bit for bit", "[cli]") {
+    scratch_dir dir;
+    for (const char* recipe : {"demo", "island"}) {
+        INFO(recipe);
+        const std::string common = std::string(" --recipe ") + recipe + " --size 65 --noise-seed 3 --seed 4";
+        REQUIRE(run_gorge(dir, "generate t00.exr --tile-x 0 --tile-y 0" + common).code == 0);
+        REQUIRE(run_gorge(dir, "generate t10.exr --tile-x 1 --tile-y 0 --threads 2" + common).code == 0);
+        REQUIRE(run_gorge(dir, "generate t01.exr --tile-x 0 --tile-y 1 --threads 3" + common).code == 0);
+        const std::string big_args = std::string("generate big.exr --recipe ") + recipe + " --size 129 --noise-seed 3 --seed 4";
+        REQUIRE(run_gorge(dir, big_args).code == 0);
+        const gorge::grid<float> t00 = io::read_heightmap(dir.file("t00.exr")).heights;
+        const gorge::grid<float> t10 = io::read_heightmap(dir.file("t10.exr")).heights;
+        const gorge::grid<float> t01 = io::read_heightmap(dir.file("t01.exr")).heights;
+        const gorge::grid<float> big = io::read_heightmap(dir.file("big.exr")).heights;
+        // Shared edges, and every tile equal to its part of one tile twice as large.
+        bool edges = true, parts = true;
+        for (std::ptrdiff_t i = 0; i < 65; ++i) {
+            edges &= std::memcmp(&t00(64, i), &t10(0, i), sizeof(float)) == 0;
+            edges &= std::memcmp(&t00(i, 64), &t01(i, 0), sizeof(float)) == 0;
+            for (std::ptrdiff_t j = 0; j < 65; ++j) {
+                parts &= std::memcmp(&t00(i, j), &big(i, j), sizeof(float)) == 0;
+                parts &= std::memcmp(&t10(i, j), &big(64 + i, j), sizeof(float)) == 0;
+                parts &= std::memcmp(&t01(i, j), &big(i, 64 + j), sizeof(float)) == 0;
+            }
+        }
+        CHECK(edges);
+        CHECK(parts);
+        CHECK(t00(10, 10) != t10(10, 10));  // the tiles are different parts of the terrain
+    }
+    // The demo recipe is the published demo pipeline (scalar path: equal to batch rounding).
+    const gorge::grid<float> t10 = io::read_heightmap(dir.file("t10.exr")).heights;
+    REQUIRE(run_gorge(dir, "generate demo.exr --size 65 --tile-x 1").code == 0);
+    const gorge::grid<float> demo = io::read_heightmap(dir.file("demo.exr")).heights;
+    double worst = 0;
+    for (std::ptrdiff_t j = 0; j < 65; j += 8)
+        for (std::ptrdiff_t i = 0; i < 65; i += 8) {
+            const glm::vec2 p(static_cast<float>(64 + i) / 1024.0f, static_cast<float>(j) / 1024.0f);
+            worst = std::max(worst, std::fabs(double(demo(i, j)) - double(gorge::demo_pipeline(p).height)));
+        }
+    CHECK(worst <= 2e-6);
+    CHECK(t10(0, 0) != demo(0, 0));  // island and demo differ
+}
+
+TEST_CASE("gorge generate: bad options exit with 2 and write nothing", "[cli]") {
+    scratch_dir dir;
+    const std::pair<std::string, std::string> cases[] = {
+        {"generate out.png --size 1", "--size"},
+        {"generate out.png --size 20000", "--size"},
+        {"generate out.png --tile-x 9223372036854775807", "--tile-x"},
+        {"generate out.png --tile-y -9223372036854775807", "--tile-y"},
+        {"generate out.png --recipe volcano", "--recipe"},
+        {"generate out.png --spacing -1", "--spacing"},
+        {"generate out.png --octaves 40", "--octaves"},
+        {"generate out.tga", "out.tga"},
+        {"generate out.png --range 1,0", "--range"},
+    };
+    for (const auto& c : cases) {
+        INFO("gorge " << c.first);
+        const run_result r = run_gorge(dir, c.first);
+        CHECK(r.code == 2);
+        INFO("stderr: " << r.err);
+        CHECK(contains(r.err, c.second));
+        CHECK(dir.entries().empty());
     }
 }

@@ -117,25 +117,8 @@ int run_filter(filter_options& o) {
 
 }  // namespace
 
-runner add_filter(CLI::App& app) {
-    auto o = std::make_shared<filter_options>();
-    app.add_option("IN", o->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
-    app.add_option("OUT", o->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
-    app.add_option("--ridge", o->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
-    add_mapping_options(app, o->mapping);
-    app.add_flag("--progress", o->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
-    app.add_flag("--timings", o->timings, "Print the read, filter and write times on stderr");
-
-    o->params = std::make_unique<parameters>(app);
-    parameters& p = *o->params;
-    gorge::erosion_params<float>& e = o->settings.erosion;
-    p.add_floats("world-size", o->world_size, 2,
-                 "World size x,y covered by the map, first to last node (> 0); default 0,0: 1 across the width, "
-                 "square cells");
-    p.add_value("height-scale", o->height_scale,
-                "World height per stored unit; default 0: 1 / largest code for integer files (heights 0..1), 1 "
-                "for float files");
-    p.add_value("height-offset", o->height_offset, "World height added after the scale");
+void add_erosion_options(parameters& p, gorge::tile_settings<float>& s, bool fade_rule) {
+    gorge::erosion_params<float>& e = s.erosion;
     p.add_value("scale", e.scale, "Size of the largest gullies, world units (> 0)");
     p.add_value("strength", e.strength, "Magnitude of all octaves, height units");
     p.add_value("gully-weight", e.gully_weight, "0 only sharpens peaks and valleys, 1 full gullies");
@@ -148,11 +131,33 @@ runner add_filter(CLI::App& app) {
     p.add_value("gain", e.gain, "Strength factor per octave");
     p.add_value("cell-scale", e.cell_scale, "Cell size relative to the stripe width (> 0)");
     p.add_value("normalization", e.normalization, "Phacelle normalization (0..1)");
-    p.add_value("seed", o->settings.seed, "Hash seed of the filter (any value)");
-    p.add_floats("output-offset", &o->settings.height_offset.x, 2,
+    p.add_value("seed", s.seed, "Hash seed of the filter (any value)");
+    p.add_floats("output-offset", &s.height_offset.x, 2,
                  "(o, k) of apply_height_offset on the output (the published demo uses -0.65,0)");
-    p.add_value("valley-altitude", o->settings.valley_altitude, "Height where the fade target is -1 (!= peak)");
-    p.add_value("peak-altitude", o->settings.peak_altitude, "Height where the fade target is +1 (!= valley)");
+    if (!fade_rule) return;
+    p.add_value("valley-altitude", s.valley_altitude, "Height where the fade target is -1 (!= peak)");
+    p.add_value("peak-altitude", s.peak_altitude, "Height where the fade target is +1 (!= valley)");
+}
+
+runner add_filter(CLI::App& app) {
+    auto o = std::make_shared<filter_options>();
+    app.add_option("IN", o->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
+    app.add_option("OUT", o->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
+    app.add_option("--ridge", o->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
+    add_mapping_options(app, o->mapping);
+    app.add_flag("--progress", o->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    app.add_flag("--timings", o->timings, "Print the read, filter and write times on stderr");
+
+    o->params = std::make_unique<parameters>(app);
+    parameters& p = *o->params;
+    p.add_floats("world-size", o->world_size, 2,
+                 "World size x,y covered by the map, first to last node (> 0); default 0,0: 1 across the width, "
+                 "square cells");
+    p.add_value("height-scale", o->height_scale,
+                "World height per stored unit; default 0: 1 / largest code for integer files (heights 0..1), 1 "
+                "for float files");
+    p.add_value("height-offset", o->height_offset, "World height added after the scale");
+    add_erosion_options(p, o->settings, true);
     o->settings.threads = 0;
     p.add_value("threads", o->settings.threads, "Threads (0 = all hardware threads, at most 1024)");
     return [o] { return run_filter(*o); };

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     {
         CLI::App* sub = app.add_subcommand("filter", "The analytic erosion filter on an existing heightmap");
         commands.emplace_back(sub, add_filter(*sub));
+        sub = app.add_subcommand("generate", "A terrain tile from noise, eroded (demo or island recipe), seamless across tiles");
+        commands.emplace_back(sub, add_generate(*sub));
         sub = app.add_subcommand("fill", "Fill depressions so that every cell drains off the map");
         commands.emplace_back(sub, add_fill(*sub));
         sub = app.add_subcommand("thermal", "Thermal (talus) erosion");

@@ -7,11 +7,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include <gorge/simd/tile.hpp>
+
+#include "common.hpp"
+
 namespace gorge_cli {
 
 using runner = std::function<int()>;
 
+/// Registers every erosion_params member, the filter seed and the output height offset (and,
+/// with fade_rule, the valley/peak altitudes of the fade target rule) as parameters.
+void add_erosion_options(parameters& p, gorge::tile_settings<float>& settings, bool fade_rule);
+
 runner add_filter(CLI::App& app);
+runner add_generate(CLI::App& app);
 runner add_fill(CLI::App& app);
 runner add_thermal(CLI::App& app);
 runner add_droplets(CLI::App& app);
