@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <gorge/drainage/depression_fill.hpp>
+#include <gorge/drainage/flow.hpp>
 #include <gorge/erosion/droplet.hpp>
 #include <gorge/erosion/thermal.hpp>
 #include <gorge/filter/demo_pipeline.hpp>
@@ -456,5 +457,51 @@ TEST_CASE("gorge generate: bad options exit with 2 and write nothing", "[cli]") 
         INFO("stderr: " << r.err);
         CHECK(contains(r.err, c.second));
         CHECK(dir.entries().empty());
+    }
+}
+
+TEST_CASE("gorge rivers: mask, accumulation and directions equal the library's", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 80, 60);
+    const run_result r =
+        run_gorge(dir, "rivers in.png mask.png --accumulation acc.exr --directions dirs.png --threshold 40");
+    REQUIRE(r.code == 0);
+    gorge::grid<float> h = io::read_heightmap(dir.file("in.png")).heights;
+    gorge::fill_depressions_epsilon(h);
+    const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(h);
+    const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(dirs);
+    const gorge::grid<std::uint8_t> mask = gorge::river_mask(acc, 40u);
+    const io::heightmap got_mask = io::read_heightmap(dir.file("mask.png"));
+    const io::heightmap got_dirs = io::read_heightmap(dir.file("dirs.png"));
+    const io::heightmap got_acc = io::read_heightmap(dir.file("acc.exr"));
+    bool same = got_mask.max_code == 255 && got_dirs.max_code == 255;
+    std::size_t rivers = 0;
+    for (std::ptrdiff_t y = 0; y < 60; ++y)
+        for (std::ptrdiff_t x = 0; x < 80; ++x) {
+            same &= got_mask.heights(x, y) == (mask(x, y) ? 255.0f : 0.0f);
+            same &= got_dirs.heights(x, y) == static_cast<float>(dirs(x, y));
+            same &= got_acc.heights(x, y) == static_cast<float>(acc(x, y));
+            rivers += mask(x, y);
+        }
+    CHECK(same);
+    CHECK(rivers > 0);
+    CHECK(rivers < 80 * 60 / 2);
+    CHECK(contains(r.out, "river cells: " + std::to_string(rivers) + " of 4800 (threshold 40 cells)"));
+
+    const std::vector<std::string> before = dir.entries();
+    const std::pair<std::string, std::string> cases[] = {
+        {"rivers in.png m.exr", "m.exr"},
+        {"rivers in.png m.png --directions d.exr", "d.exr"},
+        {"rivers in.png m.png --rule uphill", "--rule"},
+        {"rivers missing.png m.png", "missing.png"},
+        {"rivers in.png m.png --threshold -3", "--threshold"},
+    };
+    for (const auto& c : cases) {
+        INFO("gorge " << c.first);
+        const run_result bad = run_gorge(dir, c.first);
+        CHECK(bad.code == 2);
+        INFO("stderr: " << bad.err);
+        CHECK(contains(bad.err, c.second));
+        CHECK(dir.entries() == before);
     }
 }
