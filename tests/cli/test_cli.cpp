@@ -16,6 +16,7 @@
 
 #include <sys/wait.h>
 
+#include <gorge/biome/biome.hpp>
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/drainage/flow.hpp>
 #include <gorge/erosion/droplet.hpp>
@@ -504,4 +505,43 @@ TEST_CASE("gorge rivers: mask, accumulation and directions equal the library's",
         CHECK(contains(bad.err, c.second));
         CHECK(dir.entries() == before);
     }
+}
+
+TEST_CASE("gorge biomes: the library's biome map as an RGBA PNG", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 50, 40);
+    gorge::grid<float> wet(50, 40);
+    for (std::ptrdiff_t y = 0; y < 40; ++y)
+        for (std::ptrdiff_t x = 0; x < 50; ++x) wet(x, y) = static_cast<float>(x) / 49.0f;
+    io::write_png16(dir.file("wet.png"), wet.view(), io::height_mapping::absolute(0.0f, 1.0f));
+    const run_result r = run_gorge(dir, "biomes in.png b.png --moisture wet.png --cell-size 0.05 --sea-level 0.2 "
+                                        "--beach-top 0.22");
+    REQUIRE(r.code == 0);
+    const gorge::grid<float> elevation = world_heights(dir.file("in.png"), 1.0f / 65535.0f);
+    const gorge::grid<float> moisture = world_heights(dir.file("wet.png"), 1.0f / 65535.0f);
+    gorge::biome_params<float> params;
+    params.sea_level = 0.2f;
+    params.beach_top = 0.22f;
+    const gorge::grid<gorge::biome> want = gorge::biome_map(elevation, moisture, 0.05f, params);
+    io::write_biome_png(dir.file("want.png"), want.view());
+    const gorge::grid<io::rgba8> got = io::read_rgba_png(dir.file("b.png"));
+    const gorge::grid<io::rgba8> expected = io::read_rgba_png(dir.file("want.png"));
+    REQUIRE(got.width() == 50);
+    REQUIRE(got.height() == 40);
+    CHECK(std::equal(got.begin(), got.end(), expected.begin()));
+    bool several = false;
+    for (const gorge::biome b : want) several |= b != want(0, 0);
+    CHECK(several);
+    CHECK(contains(r.out, "ocean: "));
+
+    const run_result bad_size = run_gorge(dir, "biomes in.png c.png --moisture in_small.png");
+    CHECK(bad_size.code == 2);
+    CHECK(contains(bad_size.err, "in_small.png"));
+    const run_result bad_order = run_gorge(dir, "biomes in.png c.png --sea-level 0.5 --beach-top 0.2");
+    CHECK(bad_order.code == 2);
+    CHECK(contains(bad_order.err, "elevation thresholds"));
+    const run_result bad_ext = run_gorge(dir, "biomes in.png c.exr");
+    CHECK(bad_ext.code == 2);
+    CHECK(contains(bad_ext.err, "c.exr"));
+    CHECK_FALSE(fs::exists(dir.file("c.png")));
 }

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
         commands.emplace_back(sub, add_generate(*sub));
         sub = app.add_subcommand("fill", "Fill depressions so that every cell drains off the map");
         commands.emplace_back(sub, add_fill(*sub));
+        sub = app.add_subcommand("biomes", "A biome map (RGBA PNG) from heights, moisture and slope");
+        commands.emplace_back(sub, add_biomes(*sub));
         sub = app.add_subcommand("rivers", "D8 flow directions, flow accumulation and a river mask (PNG)");
         commands.emplace_back(sub, add_rivers(*sub));
         sub = app.add_subcommand("thermal", "Thermal (talus) erosion");

@@ -25,5 +25,6 @@ runner add_fill(CLI::App& app);
 runner add_thermal(CLI::App& app);
 runner add_droplets(CLI::App& app);
 runner add_rivers(CLI::App& app);
+runner add_biomes(CLI::App& app);
 
 }  // namespace gorge_cli
