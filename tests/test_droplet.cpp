@@ -19,7 +19,6 @@
 #include <vector>
 
 #if defined(__GLIBC__)
-#include <pthread.h>
 #endif
 
 #include <gorge/erosion/droplet.hpp>
@@ -27,6 +26,7 @@
 #include <gorge/noise/value_noise.hpp>
 
 #include "support/catch.hpp"
+#include "support/thread_start_failure.hpp"
 
 // ---------------------------------------------------------------------------------------------
 // Allocation counting (for the memory bound, glibc only): every operator new of this program
@@ -1069,28 +1069,19 @@ TEST_CASE("droplet: thread rule shared with tiles; a thread that cannot start ch
     o = {};
     o.schedule = droplet_schedule::tiled;
     gorge::erode_droplets(want, 5000, p, o);
-    pthread_attr_t saved, huge;
-    REQUIRE(pthread_getattr_default_np(&saved) == 0);
-    REQUIRE(pthread_getattr_default_np(&huge) == 0);
-    REQUIRE(pthread_attr_setstacksize(&huge, std::size_t(1) << 60) == 0);
-    REQUIRE(pthread_setattr_default_np(&huge) == 0);
-    bool thread_failed = false;
     std::string error;
-    try {
-        std::thread probe([] {});
-        probe.join();
-    } catch (const std::system_error&) {
-        thread_failed = true;
+    bool thread_failed = false;
+    {
+        const gorge_test::thread_start_failure no_threads;
+        REQUIRE(no_threads.configured());
+        thread_failed = no_threads.active();
+        o.threads = 4;
+        try {
+            gorge::erode_droplets(got, 5000, p, o);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
     }
-    o.threads = 4;
-    try {
-        gorge::erode_droplets(got, 5000, p, o);
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
-    pthread_setattr_default_np(&saved);
-    pthread_attr_destroy(&huge);
-    pthread_attr_destroy(&saved);
     if (!thread_failed) {
         WARN("threads still start with a huge default stack here; fallback not exercised");
         return;

@@ -3,7 +3,6 @@
 // writes, RGBA biome and splat maps, normal maps, and GDAL rasters with a no-data value.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -25,6 +24,7 @@
 #endif
 
 #include "support/catch.hpp"
+#include "support/scratch_dir.hpp"
 #include "support/errors.hpp"
 
 namespace {
@@ -34,28 +34,9 @@ namespace io = gorge::io;
 using gorge_test::contains;
 using gorge_test::invalid_argument_message;
 
-/// A scratch directory, removed with its content at the end of the test case.
-struct scratch_dir {
-    fs::path path;
-    scratch_dir() {
-        static int counter = 0;
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path = fs::temp_directory_path() /
-               ("gorge_test_io_" + std::to_string(stamp) + "_" + std::to_string(counter++));
-        fs::create_directories(path);
-    }
-    ~scratch_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-    /// Names of the entries, sorted.
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
+/// A scratch directory named after this test.
+struct scratch_dir : gorge_test::scratch_dir {
+    scratch_dir() : gorge_test::scratch_dir("gorge_test_io_") {}
 };
 
 std::vector<unsigned char> read_bytes(const std::string& path) {

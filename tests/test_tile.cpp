@@ -14,10 +14,10 @@
 #include <vector>
 
 #if defined(__GLIBC__)
-#include <pthread.h>
 #endif
 
 #include "support/catch.hpp"
+#include "support/thread_start_failure.hpp"
 
 #include <gorge/simd/batch.hpp>
 #include <gorge/filter/demo_pipeline.hpp>
@@ -484,28 +484,19 @@ TEST_CASE("tile: a thread that cannot start leaves its rows to the others", "[ti
     tile_data want(23, 17), got(23, 17);
     gorge::erode_tile(field, smp, 4, 4, want.buffers(), settings);
 
-    pthread_attr_t saved, huge;
-    REQUIRE(pthread_getattr_default_np(&saved) == 0);
-    REQUIRE(pthread_getattr_default_np(&huge) == 0);
-    REQUIRE(pthread_attr_setstacksize(&huge, std::size_t(1) << 60) == 0);
-    REQUIRE(pthread_setattr_default_np(&huge) == 0);
-    bool thread_failed = false;
     std::string error;
-    try {
-        std::thread probe([] {});
-        probe.join();
-    } catch (const std::system_error&) {
-        thread_failed = true;
+    bool thread_failed = false;
+    {
+        const gorge_test::thread_start_failure no_threads;
+        REQUIRE(no_threads.configured());
+        thread_failed = no_threads.active();
+        settings.threads = 8;
+        try {
+            gorge::erode_tile(field, smp, 4, 4, got.buffers(), settings);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
     }
-    settings.threads = 8;
-    try {
-        gorge::erode_tile(field, smp, 4, 4, got.buffers(), settings);
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
-    pthread_setattr_default_np(&saved);
-    pthread_attr_destroy(&huge);
-    pthread_attr_destroy(&saved);
     if (!thread_failed) {
         WARN("threads still start with a huge default stack here; fallback not exercised");
         return;

@@ -3,7 +3,6 @@
 // for bit, presets round-trip, and every bad file and bad option exits with code 2 and a message
 // naming it, writing nothing.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -27,34 +26,16 @@
 #include <gorge/simd/tile.hpp>
 
 #include "support/catch.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace io = gorge::io;
 
-/// A scratch directory, removed with its content at the end of the test case.
-struct scratch_dir {
-    fs::path path;
-    scratch_dir() {
-        static int counter = 0;
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path = fs::temp_directory_path() /
-               ("gorge_test_cli_" + std::to_string(stamp) + "_" + std::to_string(counter++));
-        fs::create_directories(path);
-    }
-    ~scratch_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-    /// Names of the entries, sorted.
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
+/// A scratch directory named after this test.
+struct scratch_dir : gorge_test::scratch_dir {
+    scratch_dir() : gorge_test::scratch_dir("gorge_test_cli_") {}
 };
 
 std::string read_text(const std::string& path) {
