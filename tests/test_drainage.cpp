@@ -4,14 +4,17 @@
 // different algorithms for the same unique minimax surface, compared bit for bit); after the
 // epsilon fill, an upward breadth-first search from the outlets that only climbs strictly must
 // reach every cell; accumulation against a brute-force walk of every flow path.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gorge/gorge.hpp>
@@ -422,6 +425,81 @@ TEST_CASE("fills reject non-finite heights, naming the cell, and leave the grid 
 // (1,0): only SE (8) is lower, slope 1/√2 -> SE. (2,0): S (8) -> S. (2,1): S (7.5) -> S.
 // (1,2): E (7.5, slope 1.5) beats NE (8, slope 1/√2) under both rules -> E.
 // Left column: no strictly lower neighbour -> sinks; (2,2) is the lowest cell -> sink.
+TEST_CASE("fill progress: fractions from 0 to 1, cancellation leaves the grid unchanged", "[drainage][fill]") {
+    // 520 x 520 = 270400 cells: four reports between the first and the last, every
+    // fill_progress_interval cells taken from the queues. Some no-data cells: the fraction counts
+    // data cells only and still ends at 1.
+    const gorge::grid<float> original = random_terrain<float>(520, 520, 77, 0.01);
+    using fill_fn = gorge::fill_stats<float> (*)(gorge::grid<float>&, const gorge::fill_options<float>&);
+    const std::pair<const char*, fill_fn> fills[] = {
+        {"plain", [](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions(g, o); }},
+        {"epsilon",
+         [](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions_epsilon(g, o); }},
+        {"planchon_darboux", [](gorge::grid<float>& g, const gorge::fill_options<float>& o) {
+             return gorge::fill_depressions_planchon_darboux(g, o);
+         }},
+    };
+    for (const auto& f : fills) {
+        INFO(f.first);
+        const bool flood = std::string(f.first) != "planchon_darboux";
+        gorge::fill_options<float> options;
+        options.no_data = -9999.0f;
+        gorge::grid<float> expected = original;
+        const gorge::fill_stats<float> quiet = f.second(expected, options);
+        CHECK_FALSE(quiet.cancelled);
+        REQUIRE(quiet.raised_cells > 0u);
+
+        // Reported: 0 first, non-decreasing, 1 last; the result is the same as without a callback.
+        std::vector<double> seen;
+        options.progress = [&seen](double fraction) {
+            seen.push_back(fraction);
+            return true;
+        };
+        gorge::grid<float> reported = original;
+        const gorge::fill_stats<float> stats = f.second(reported, options);
+        CHECK_FALSE(stats.cancelled);
+        CHECK(stats.raised_cells == quiet.raised_cells);
+        CHECK(same_bits(reported, expected));
+        REQUIRE(seen.size() >= 2u);
+        CHECK(seen.front() == 0.0);
+        CHECK(seen.back() == 1.0);
+        CHECK(std::is_sorted(seen.begin(), seen.end()));
+        if (flood) {
+            // One report per fill_progress_interval cells settled, each one that share further on.
+            const std::size_t data_cells = std::size_t(std::count_if(
+                original.begin(), original.end(), [](float v) { return v != -9999.0f; }));
+            CHECK(seen.size() == 2u + data_cells / gorge::fill_progress_interval);
+            for (std::size_t i = 1; i + 1 < seen.size(); ++i)
+                CHECK(seen[i] == Approx(double(i * gorge::fill_progress_interval) / double(data_cells)));
+        } else {
+            CHECK(seen.size() > 2u);  // one chance to cancel per pair of sweeps
+        }
+
+        // Cancelling at any call (the first, one in the middle, the last) stops the calls, says
+        // so, and leaves the grid as it was.
+        for (const std::size_t stop_at : {std::size_t(0), seen.size() / 2, seen.size() - 1}) {
+            INFO("cancelled at call " << stop_at);
+            std::size_t calls = 0;
+            options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
+            gorge::grid<float> cancelled = original;
+            const gorge::fill_stats<float> c = f.second(cancelled, options);
+            CHECK(c.cancelled);
+            CHECK(calls == stop_at + 1);
+            CHECK(c.raised_cells == 0u);
+            CHECK(same_bits(cancelled, original));
+        }
+
+        // An exception from the callback propagates, the grid unchanged.
+        options.progress = [](double fraction) -> bool {
+            if (fraction > 0.0) throw std::runtime_error("stop");
+            return true;
+        };
+        gorge::grid<float> thrown = original;
+        CHECK_THROWS_AS(f.second(thrown, options), std::runtime_error);
+        CHECK(same_bits(thrown, original));
+    }
+}
+
 TEST_CASE("D8 directions and accumulation on a hand-computed 3x3 grid", "[drainage][d8]") {
     const gorge::grid<float> g = grid_from<float>(3, 3, {9, 9, 9, 9, 10, 8, 9, 9, 7.5f});
     const gorge::grid<std::uint8_t> steepest = gorge::flow_directions(g);

@@ -64,6 +64,9 @@
 //     naming the function, like every other grid algorithm.
 //   - Deterministic: the queues are gorge's own code (cells of equal height leave the priority
 //     queue last in, first out), so results never depend on the platform or standard library.
+//   - Progress and cancellation (optional fill_options::progress): reported from the calling
+//     thread; a cancelled fill leaves the grid unchanged (the work happens on a copy) and says so
+//     in fill_stats::cancelled. Unset, it costs one counter decrement per cell.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -72,6 +75,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -92,7 +96,21 @@ struct fill_options {
     /// Cells holding this value have no data: unchanged, never filled, outlets for their
     /// neighbours. A NaN value marks every NaN cell as no-data. Default: none (every cell is data).
     std::optional<T> no_data;
+    /// Optional progress report and cancellation, called from the calling thread only, with the
+    /// fraction of the work done (0..1, non-decreasing): once with 0 after the map was copied and
+    /// checked, then (Priority-Flood fills) every fill_progress_interval cells taken from the
+    /// queues, i.e. the fraction of data cells settled, and a last time with 1 when the fill has
+    /// succeeded, just before the result is written back. Planchon & Darboux cannot tell how many
+    /// sweeps remain: it reports 0 again after every pair of sweeps (a chance to cancel) and 1 at
+    /// the end. Return false to cancel: the fill stops, no further call comes, the grid is left
+    /// unchanged and the stats say cancelled (raised_cells 0). Default: none (no call; the fills
+    /// then cost what they cost without it). An exception it throws propagates, the grid unchanged.
+    std::function<bool(double)> progress;
 };
+
+/// Cells taken from the Priority-Flood queues between two calls of fill_options::progress (2^16:
+/// a 4096 x 4096 map reports 256 times, a millisecond or so apart).
+constexpr std::size_t fill_progress_interval = std::size_t(1) << 16;
 
 /// What a fill did.
 template <class T>
@@ -108,6 +126,9 @@ struct fill_stats {
     /// Non-zero means ulp steps were large enough to change terrain outside depressions (see the
     /// header comment on precision). 0 for the plain fills.
     std::size_t overtaken_cells = 0;
+    /// fill_options::progress returned false: the fill stopped early and the grid is unchanged
+    /// (raised_cells is 0; the other statistics cover the part done).
+    bool cancelled = false;
 };
 
 namespace detail {
@@ -281,6 +302,7 @@ struct padded_heights {
     bit_set closed;                    // set = ring, no-data, or already reached by the flood
     std::vector<std::uint8_t> valid;   // 1 = data cell (used only when there is a no-data value)
     bool has_no_data = false;
+    std::size_t data_cells = 0;        // cells that are not no-data (each leaves a queue once)
 
     /// Copies and validates the map; throws (naming the cell) before anything is modified.
     padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who)
@@ -304,6 +326,7 @@ struct padded_heights {
                 if (!std::isfinite(v)) throw_not_finite(who, x, y);
                 z[i] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
                 closed.reset(i);
+                ++data_cells;
                 if (has_no_data) valid[i] = 1;
             }
         }
@@ -363,9 +386,17 @@ struct padded_heights {
 /// Priority-Flood+ (plain, epsilon == false) or Priority-Flood+ε (epsilon == true) on the
 /// working copy, with cell indices of type I. The epsilon fill steps over `no_data` when a raised
 /// height would equal it (the plain fill only assigns heights that data cells already hold).
+/// Calls fill_options::progress (when set) and records a cancellation; true to go on.
+template <class T>
+bool fill_report(const fill_options<T>& options, double fraction, fill_stats<T>& stats) {
+    if (!options.progress || options.progress(fraction)) return true;
+    stats.cancelled = true;
+    return false;
+}
+
 template <bool epsilon, class I, class T>
-void priority_flood(padded_heights<T>& work, const std::optional<T>& no_data, fill_stats<T>& stats,
-                    const char* who) {
+void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who) {
+    const std::optional<T>& no_data = options.no_data;
     // A raised height is finite (or the overflow below throws), so only a finite no-data value
     // can be hit; NaN and infinite no-data values need no check.
     const bool step_over = epsilon && no_data && std::isfinite(*no_data);
@@ -385,7 +416,18 @@ void priority_flood(padded_heights<T>& work, const std::optional<T>& no_data, fi
     T spill = T(0);  // height of the open cell whose pit is being drained (epsilon statistics)
     T max_rise = T(0);
     std::size_t overtaken = 0;
+    // Progress: a countdown of cells taken from the queues, which never reaches 0 without a
+    // callback (every data cell leaves a queue exactly once, so fewer than SIZE_MAX do).
+    const bool reporting = static_cast<bool>(options.progress);
+    const std::size_t interval = reporting ? fill_progress_interval : std::numeric_limits<std::size_t>::max();
+    std::size_t until_report = interval, settled = 0;
+    const double total = static_cast<double>(work.data_cells);
     while (!open.empty() || !pit.empty()) {
+        if (--until_report == 0) {
+            settled += interval;
+            until_report = interval;
+            if (!fill_report(options, static_cast<double>(settled) / total, stats)) break;
+        }
         std::size_t c;
         T zc;
         if (!pit.empty()) {
@@ -435,9 +477,12 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
-        priority_flood<epsilon, std::uint32_t>(work, options.no_data, stats, who);
+    if (!fill_report(options, 0.0, stats)) return stats;
+    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
+        priority_flood<epsilon, std::uint32_t>(work, options, stats, who);
     else
-        priority_flood<epsilon, std::size_t>(work, options.no_data, stats, who);
+        priority_flood<epsilon, std::size_t>(work, options, stats, who);
+    if (stats.cancelled || !fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
 }
@@ -517,16 +562,19 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
         return changed;
     };
 
+    fill_stats<T> stats;
+    if (!detail::fill_report(options, 0.0, stats)) return stats;
     for (bool changed = true; changed;) {
         changed = false;
         for (std::ptrdiff_t y = 0; y < work.height; ++y)
             for (std::ptrdiff_t x = 0; x < work.width; ++x) changed |= relax(work.index(x, y));
         for (std::ptrdiff_t y = work.height - 1; y >= 0; --y)
             for (std::ptrdiff_t x = work.width - 1; x >= 0; --x) changed |= relax(work.index(x, y));
+        if (changed && !detail::fill_report(options, 0.0, stats)) return stats;
     }
+    if (!detail::fill_report(options, 1.0, stats)) return stats;
     for (std::size_t i = 0; i < surface.size(); ++i)
         if (!work.closed.test(i)) work.z[i] = surface[i];
-    fill_stats<T> stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
 }
