@@ -576,6 +576,98 @@ TEST_CASE("GDAL rasters: values and the no-data value, passed on to the depressi
 #endif
 }
 
+TEST_CASE("GeoTIFF out: float32 round trip exact, no-data value and placement kept, written atomically",
+          "[io][gdal]") {
+    scratch_dir dir;
+    const std::string path = dir.file("out.tif");
+    // Heights that a 16-bit format could not hold exactly: random floats over a wide range, -0,
+    // a subnormal, and no-data cells.
+    gorge::grid<float> heights(37, 23);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-4000.0f, 9000.0f);
+    for (float& v : heights) v = value(rng);
+    heights(1, 0) = -0.0f;
+    heights(2, 0) = std::numeric_limits<float>::denorm_min();
+    const float no_data = -9999.0f;
+    heights(5, 7) = no_data;
+    heights(36, 22) = no_data;
+    io::geotiff_options options;
+    options.no_data = no_data;
+    options.placement = io::geo_placement{{{500000.0, 4649776.0}}, {{30.0, 25.0}}};
+
+    // Bad input is rejected before anything is written, with or without GDAL.
+    gorge::grid<float> bad = heights;
+    bad(3, 4) = std::numeric_limits<float>::infinity();
+    CHECK(contains(invalid_argument_message([&] { io::write_geotiff(path, bad.view(), options); }), "cell (3, 4)"));
+    io::geotiff_options bad_cell = options;
+    bad_cell.placement->cell_size[1] = 0.0;
+    CHECK(contains(invalid_argument_message([&] { io::write_geotiff(path, heights.view(), bad_cell); }),
+                   "placement.cell_size"));
+    gorge::grid<float> nan_cell = heights;
+    nan_cell(5, 7) = std::numeric_limits<float>::quiet_NaN();  // NaN without a NaN no-data value
+    CHECK(contains(invalid_argument_message([&] { io::write_geotiff(path, nan_cell.view(), options); }), "cell (5, 7)"));
+    CHECK_FALSE(fs::exists(path));
+
+#if defined(GORGE_TEST_IO_GDAL)
+    io::write_geotiff(path, heights.view(), options);
+    const io::heightmap back = io::read_gdal(path);
+    REQUIRE(back.heights.width() == 37);
+    REQUIRE(back.heights.height() == 23);
+    REQUIRE(back.no_data.has_value());
+    CHECK(*back.no_data == no_data);
+    CHECK(back.max_code == 0u);
+    CHECK(std::memcmp(back.heights.data(), heights.data(), heights.size() * sizeof(float)) == 0);
+    // read_heightmap picks GDAL for .tif.
+    CHECK(std::memcmp(io::read_heightmap(path).heights.data(), heights.data(), heights.size() * sizeof(float)) == 0);
+
+    GDALDatasetH ds = GDALOpen(path.c_str(), GA_ReadOnly);
+    REQUIRE(ds != nullptr);
+    double transform[6] = {};
+    CHECK(GDALGetGeoTransform(ds, transform) == CE_None);
+    CHECK(GDALGetRasterDataType(GDALGetRasterBand(ds, 1)) == GDT_Float32);
+    CHECK(GDALGetRasterCount(ds) == 1);
+    GDALClose(ds);
+    CHECK(transform[0] == 500000.0);
+    CHECK(transform[1] == 30.0);
+    CHECK(transform[2] == 0.0);
+    CHECK(transform[3] == 4649776.0);
+    CHECK(transform[4] == 0.0);
+    CHECK(transform[5] == -25.0);
+
+    // A NaN no-data value, and no placement; then the same file replaced atomically (no
+    // temporary file left next to it).
+    gorge::grid<float> holes = heights;
+    holes(5, 7) = holes(36, 22) = std::numeric_limits<float>::quiet_NaN();
+    io::geotiff_options nan_options;
+    nan_options.no_data = std::numeric_limits<float>::quiet_NaN();
+    io::write_geotiff(path, holes.view(), nan_options);
+    const io::heightmap nan_back = io::read_gdal(path);
+    REQUIRE(nan_back.no_data.has_value());
+    CHECK(std::isnan(*nan_back.no_data));
+    CHECK(std::isnan(nan_back.heights(5, 7)));
+    CHECK(std::isnan(nan_back.heights(36, 22)));
+    CHECK(nan_back.heights(0, 0) == heights(0, 0));
+    CHECK(nan_back.heights(36, 21) == heights(36, 21));
+
+    // Without a no-data value: none is read back.
+    gorge::grid<float> plain = heights;
+    plain(5, 7) = plain(36, 22) = 1.0f;
+    io::write_geotiff(path, plain.view());
+    CHECK_FALSE(io::read_gdal(path).no_data.has_value());
+    CHECK(std::memcmp(io::read_gdal(path).heights.data(), plain.data(), plain.size() * sizeof(float)) == 0);
+    CHECK(dir.entries() == std::vector<std::string>{"out.tif"});
+
+    // A directory that does not exist: io_error naming the file, nothing written.
+    const std::string nowhere = dir.file("no_such_dir/out.tif");
+    check_io_message(io_error_message([&] { io::write_geotiff(nowhere, plain.view()); }), nowhere, "temporary");
+#else
+    WARN("gorge::io was built without GDAL: the GeoTIFF round trip is skipped (install libgdal-dev)");
+    check_io_message(io_error_message([&] { io::write_geotiff(path, heights.view(), options); }), path,
+                     "without GDAL");
+    CHECK_FALSE(fs::exists(path));
+#endif
+}
+
 // README, "Heightmaps in, engine formats out": the snippet on a 16-bit PNG written here, checked at
 // a node, where the field returns the stored code times the height scale exactly.
 TEST_CASE("README snippet: a 16-bit PNG as a grid_field in world units", "[io][readme]") {

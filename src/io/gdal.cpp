@@ -1,6 +1,8 @@
 // gorge::io: GIS rasters through GDAL (when gorge::io is built with it; GORGE_IO_WITH_GDAL).
 //
 // SPDX-License-Identifier: MPL-2.0
+#include <atomic>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -12,11 +14,36 @@
 
 #if defined(GORGE_IO_WITH_GDAL)
 #include <cpl_error.h>
+#include <cpl_string.h>
+#include <cpl_vsi.h>
 #include <gdal.h>
 #endif
 
 namespace gorge {
 namespace io {
+
+namespace {
+
+/// write_geotiff's argument checks, made with or without GDAL: the options, a non-empty grid, and
+/// every cell finite unless it is the no-data value.
+void check_geotiff_input(grid_view<const float> heights, const geotiff_options& options) {
+    options.validate();
+    const char* who = "gorge::io::write_geotiff";
+    if (heights.empty()) throw std::invalid_argument(std::string(who) + ": heights must not be empty");
+    const bool nan_no_data = options.no_data && std::isnan(*options.no_data);
+    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+        const float* r = heights.row(y);
+        for (std::ptrdiff_t x = 0; x < heights.width(); ++x) {
+            const float v = r[x];
+            if (std::isfinite(v) || (nan_no_data && std::isnan(v)) || (options.no_data && v == *options.no_data))
+                continue;
+            throw std::invalid_argument(std::string(who) + ": height at cell (" + std::to_string(x) + ", " +
+                                        std::to_string(y) + ") is not finite and not the no-data value");
+        }
+    }
+}
+
+}  // namespace
 
 #if defined(GORGE_IO_WITH_GDAL)
 
@@ -54,12 +81,64 @@ bool exact_in_float(double nd) {
             static_cast<double>(static_cast<float>(nd)) == nd);
 }
 
+/// Registers GDAL's drivers once per process.
+void register_gdal() {
+    static std::once_flag registered;
+    std::call_once(registered, [] { GDALAllRegister(); });
+}
+
+/// Removes a /vsimem/ file on scope exit.
+struct vsimem_file {
+    std::string name;
+    ~vsimem_file() { VSIUnlink(name.c_str()); }
+};
+
+std::atomic<unsigned> vsimem_counter{0};
+
 }  // namespace
+
+void write_geotiff(const std::string& path, grid_view<const float> heights, const geotiff_options& options) {
+    check_geotiff_input(heights, options);
+    if (heights.width() > INT_MAX || heights.height() > INT_MAX) throw io_error(path, "image too large for GeoTIFF");
+    const int w = static_cast<int>(heights.width()), h = static_cast<int>(heights.height());
+    register_gdal();
+    const quiet_errors quiet;
+    GDALDriverH driver = GDALGetDriverByName("GTiff");
+    if (!driver) throw io_error(path, "this GDAL has no GeoTIFF driver");
+    // Encoded in memory, then written atomically like every other format.
+    const vsimem_file mem{"/vsimem/gorge_io_geotiff_" + std::to_string(vsimem_counter.fetch_add(1)) + ".tif"};
+    char** create_options = CSLSetNameValue(nullptr, "COMPRESS", "DEFLATE");
+    create_options = CSLSetNameValue(create_options, "BIGTIFF", "IF_SAFER");
+    std::unique_ptr<void, dataset_closer> ds(GDALCreate(driver, mem.name.c_str(), w, h, 1, GDT_Float32, create_options));
+    CSLDestroy(create_options);
+    if (!ds) throw io_error(path, "GDAL cannot create the GeoTIFF (" + last_gdal_error("unknown error") + ")");
+    GDALRasterBandH band = GDALGetRasterBand(ds.get(), 1);
+    if (options.no_data && GDALSetRasterNoDataValue(band, static_cast<double>(*options.no_data)) != CE_None)
+        throw io_error(path, "GDAL cannot set the no-data value (" + last_gdal_error("unknown error") + ")");
+    if (options.placement) {
+        const geo_placement& p = *options.placement;
+        double transform[6] = {p.origin[0], p.cell_size[0], 0.0, p.origin[1], 0.0, -p.cell_size[1]};
+        if (GDALSetGeoTransform(ds.get(), transform) != CE_None)
+            throw io_error(path, "GDAL cannot set the geotransform (" + last_gdal_error("unknown error") + ")");
+    }
+    for (int y = 0; y < h; ++y) {
+        float* row = const_cast<float*>(heights.row(y));  // GF_Write only reads it
+        if (GDALRasterIO(band, GF_Write, 0, y, w, 1, row, w, 1, GDT_Float32, 0, 0) != CE_None)
+            throw io_error(path, "GDAL write failed at row " + std::to_string(y) + " (" +
+                                     last_gdal_error("I/O error") + ")");
+    }
+    ds.reset();  // flushes the encoder into the memory file
+    if (CPLGetLastErrorType() >= CE_Failure)
+        throw io_error(path, "GDAL cannot finish the GeoTIFF (" + last_gdal_error("I/O error") + ")");
+    vsi_l_offset size = 0;
+    const GByte* bytes = VSIGetMemFileBuffer(mem.name.c_str(), &size, FALSE);
+    if (!bytes) throw io_error(path, "GDAL produced no GeoTIFF");
+    detail::write_file_atomic(path, bytes, static_cast<std::size_t>(size));
+}
 
 heightmap read_gdal(const std::string& path, const read_options& options) {
     options.validate();
-    static std::once_flag registered;
-    std::call_once(registered, [] { GDALAllRegister(); });
+    register_gdal();
     // GDAL also reads virtual paths (/vsizip/...); only plain paths are checked beforehand.
     if (path.rfind("/vsi", 0) != 0) {
         std::error_code ec;
@@ -127,6 +206,11 @@ heightmap read_gdal(const std::string& path, const read_options& options) {
 #else
 
 bool has_gdal() noexcept { return false; }
+
+void write_geotiff(const std::string& path, grid_view<const float> heights, const geotiff_options& options) {
+    check_geotiff_input(heights, options);
+    throw io_error(path, "this gorge::io was built without GDAL (Debian: libgdal-dev), so GeoTIFF cannot be written");
+}
 
 heightmap read_gdal(const std::string& path, const read_options& options) {
     options.validate();

@@ -14,8 +14,8 @@
 //   read_r16     headerless 16-bit little-endian, row-major, top row first (.r16, .raw).
 //   read_exr     one float32 or half channel of a scanline OpenEXR file.
 //   read_gdal    band 1 of any raster GDAL opens, with the band's no-data value.
-//   write_png16, write_r16, write_exr, write_png8 (preview), write_rgba_png, write_biome_png,
-//   write_splat_png, write_normal_map_png.
+//   write_png16, write_r16, write_exr, write_geotiff (float32, through GDAL), write_png8
+//   (preview), write_rgba_png, write_biome_png, write_splat_png, write_normal_map_png.
 //
 // Height mapping (integer formats). The caller always chooses how heights become integer codes:
 // height_mapping::absolute(lo, hi) maps lo to code 0 and hi to the largest code (65535 or 255);
@@ -195,6 +195,47 @@ height_range write_png8(const std::string& path, grid_view<const float> heights,
 /// Writes a single-channel ("Y") float32 OpenEXR file, ZIP-compressed (lossless): heights are
 /// stored exactly, in their own units. Heights must be finite.
 void write_exr(const std::string& path, grid_view<const float> heights);
+
+/// Where a GeoTIFF's cells lie on the ground (north-up: rows run south, columns east). Written as
+/// GDAL's geotransform (origin[0], cell_size[0], 0, origin[1], 0, -cell_size[1]).
+struct geo_placement {
+    /// Coordinates of the outer corner of cell (0, 0) (the north-west corner of the map), in the
+    /// units of the (unset) coordinate reference system; finite. Default (0, 0).
+    std::array<double, 2> origin{{0.0, 0.0}};
+    /// Width (east) and height (south) of one cell, same units; finite and > 0. Default (1, 1).
+    std::array<double, 2> cell_size{{1.0, 1.0}};
+};
+
+/// Options of write_geotiff.
+struct geotiff_options {
+    /// Written as the band's no-data value; cells equal to it (every NaN cell when it is NaN) may
+    /// be non-finite and are stored as they are. Default: none (every cell must be finite).
+    std::optional<float> no_data;
+    /// Written as the geotransform when set. Default: none (GDAL then reports the identity
+    /// transform: cell (x, y) at x, y).
+    std::optional<geo_placement> placement;
+
+    /// Name and rule of the first bad option; empty (== nullptr) when all are valid.
+    invalid_parameter first_invalid() const {
+        if (placement) {
+            if (!std::isfinite(placement->origin[0]) || !std::isfinite(placement->origin[1]))
+                return "placement.origin (must be finite)";
+            for (const double c : placement->cell_size)
+                if (!std::isfinite(c) || !(c > 0.0)) return "placement.cell_size (must be finite and > 0)";
+        }
+        return {};
+    }
+    /// Throws std::invalid_argument naming the first bad option.
+    void validate() const { detail::validate(*this, "gorge::io::geotiff_options"); }
+};
+
+/// Writes a single-band float32 GeoTIFF through GDAL (GIS tools; lossless, DEFLATE-compressed,
+/// heights in their own units), with the no-data value and geotransform of `options`; read it
+/// back with read_gdal. Every cell must be finite unless it is the no-data value
+/// (std::invalid_argument naming the cell). Written atomically like every writer (encoded in
+/// memory, then a temporary file renamed over the target). Throws io_error ("built without
+/// GDAL") when gorge::io lacks GDAL (see has_gdal()), before anything is written.
+void write_geotiff(const std::string& path, grid_view<const float> heights, const geotiff_options& options = {});
 
 /// An 8-bit sRGB colour with alpha (255 = opaque).
 struct rgba8 {
