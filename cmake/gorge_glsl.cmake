@@ -2,9 +2,12 @@
 #
 # Sets GORGE_GLSLANG_VALIDATOR (empty when glslangValidator is missing; Debian: glslang-tools) and
 # GORGE_HAVE_VULKAN (the Vulkan headers and loader; Debian: libvulkan-dev), and defines
-#   gorge_compile_spirv(<output.spv> <shader> [DEFINES NAME=VALUE...] [INCLUDE_DIRS dir...])
+#   gorge_compile_spirv(<output.spv> <shader> [HLSL] [DEFINES NAME=VALUE...] [INCLUDE_DIRS dir...])
 # which compiles a GLSL shader to Vulkan SPIR-V at build time, with gorge.glsl's folder on the
-# include path, rebuilding when the shader or gorge.glsl changes.
+# include path, rebuilding when the shader or gorge.glsl changes. With HLSL the shader is an HLSL
+# compute shader with entry point `main`, compiled by glslang's HLSL front end
+# (glslangValidator -D -S comp -e main) with gorge.hlsl's folder (GORGE_HLSL_DIR) on the include
+# path instead.
 
 find_program(GORGE_GLSLANG_VALIDATOR glslangValidator)
 find_package(Vulkan QUIET)
@@ -15,8 +18,14 @@ else()
 endif()
 
 function(gorge_compile_spirv output shader)
-  cmake_parse_arguments(ARG "" "" "DEFINES;INCLUDE_DIRS" ${ARGN})
-  set(flags -V --target-env vulkan1.1 -I${GORGE_GLSL_DIR})
+  cmake_parse_arguments(ARG "HLSL" "" "DEFINES;INCLUDE_DIRS" ${ARGN})
+  if(ARG_HLSL)
+    set(flags -D -V --target-env vulkan1.1 -S comp -e main -I${GORGE_HLSL_DIR})
+    set(include_file ${GORGE_HLSL_DIR}/gorge.hlsl)
+  else()
+    set(flags -V --target-env vulkan1.1 -I${GORGE_GLSL_DIR})
+    set(include_file ${GORGE_GLSL_DIR}/gorge.glsl)
+  endif()
   foreach(dir IN LISTS ARG_INCLUDE_DIRS)
     list(APPEND flags -I${dir})
   endforeach()
@@ -25,7 +34,7 @@ function(gorge_compile_spirv output shader)
   endforeach()
   add_custom_command(OUTPUT ${output}
     COMMAND ${GORGE_GLSLANG_VALIDATOR} ${flags} -o ${output} ${shader}
-    DEPENDS ${shader} ${GORGE_GLSL_DIR}/gorge.glsl
+    DEPENDS ${shader} ${include_file}
     COMMENT "Compiling SPIR-V ${output}"
     VERBATIM)
 endfunction()

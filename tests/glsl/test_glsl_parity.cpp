@@ -1,5 +1,7 @@
 // GPU parity test: runs include/gorge/glsl/gorge.glsl in a Vulkan compute shader (parity.comp,
-// compiled to SPIR-V at build time, once per hash policy) and compares each output with gorge's
+// compiled to SPIR-V at build time, once per hash policy) - or, given the HLSL shaders' directory and
+// prefix, include/gorge/hlsl/gorge.hlsl (tests/hlsl/parity.hlsl, the same rows compiled by glslang's
+// HLSL front end) - and compares each output with gorge's
 // C++ float path on the same inputs:
 //  - every row of tests/data/reference (both hash policies);
 //  - a 512x512 tile of the demo pipeline (pcg3d, the default hash);
@@ -31,7 +33,10 @@
 // SKIP_RETURN_CODE). With GORGE_VULKAN_REQUIRED=1 in the environment a missing device is a
 // failure instead, for CI machines that are meant to have one (Mesa's lavapipe).
 //
-// Usage: test_glsl_parity [directory of parity_pcg3d.spv and parity_shadertoy.spv]
+// Usage: test_glsl_parity [SPIR-V directory [file prefix [port name]]]
+//   runs <directory>/<prefix>pcg3d.spv and <directory>/<prefix>shadertoy.spv; the defaults are the
+//   GLSL shaders of this build (prefix "parity_", port name "gorge.glsl"); ctest's hlsl_parity
+//   passes tests/hlsl's build directory, "hlsl_parity_" and "gorge.hlsl".
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -659,6 +664,8 @@ volatile std::uintptr_t leak_probe_sink = 0;
 
 int main(int argc, char** argv) {
     const std::string spirv_dir = argc > 1 ? argv[1] : GORGE_PARITY_SPIRV_DIR;
+    const std::string spirv_prefix = argc > 2 ? argv[2] : "parity_";
+    const std::string port = argc > 3 ? argv[3] : "gorge.glsl";
     const char* required = std::getenv("GORGE_VULKAN_REQUIRED");
     const bool must_run = required && *required && std::strcmp(required, "0") != 0;
     // GORGE_PARITY_LEAK_PROBE=1 leaks one block on purpose after the comparison: ctest runs the
@@ -672,8 +679,9 @@ int main(int argc, char** argv) {
             ctx = std::make_unique<gorge_vk::context>("gorge GLSL parity test");
         } catch (const gorge_vk::no_device& e) {
             std::printf("%s: %s\n", must_run ? "FAIL (GORGE_VULKAN_REQUIRED is set)" : "SKIP", e.what());
-            std::printf("This test runs gorge.glsl on a Vulkan device; install a driver (e.g. Mesa's lavapipe,\n"
-                        "Debian: mesa-vulkan-drivers) to run it.\n");
+            std::printf("This test runs %s on a Vulkan device; install a driver (e.g. Mesa's lavapipe,\n"
+                        "Debian: mesa-vulkan-drivers) to run it.\n",
+                        port.c_str());
             return must_run ? 1 : 77;
         }
         std::printf("Vulkan device: %s\n", ctx->description().c_str());
@@ -694,11 +702,12 @@ int main(int argc, char** argv) {
             // this test within its time budget in a sanitizer build).
             if (b.hash == std::string("pcg3d")) fill_demo_tile(b, groups);
             fill_noise_field_rows(b, groups);
-            const std::vector<float> gpu = run_on_gpu(*ctx, spirv_dir + "/parity_" + hash + ".spv", b);
+            const std::vector<float> gpu = run_on_gpu(*ctx, spirv_dir + "/" + spirv_prefix + hash + ".spv", b);
             compare(b, gpu, groups);
         }
 
-        std::printf("\nGPU (gorge.glsl) against the C++ float path (\"vs double\": the C++ double path) on the same inputs:\n");
+        std::printf("\nGPU (%s) against the C++ float path (\"vs double\": the C++ double path) on the same inputs:\n",
+                    port.c_str());
         std::printf("  %-34s %-22s %9s %11s %-10s %9s %9s\n", "rows", "output", "compared", "worst", "at", "tolerance",
                     "vs ref");
         double worst_value = 0.0, worst_ridge = 0.0, worst_scaled = 0.0, worst_scaled_share = 0.0;

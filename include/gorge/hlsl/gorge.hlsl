@@ -1,0 +1,1000 @@
+// gorge/hlsl/gorge.hlsl - the companion HLSL include: gorge's hashes, gradient noise, Phacelle
+// noise, erosion filter, demo pipeline and noise fields for Direct3D-style shaders (Unity compute
+// shaders, Unreal .usf/.ush files, DXC or FXC, and glslang's HLSL front end for Vulkan).
+//
+// It is the HLSL twin of gorge/glsl/gorge.glsl: the same functions, names, constants and section
+// order, line for line, and both mirror the C++ headers (C++ `gorge::erosion_filter` is
+// `gorge_erosion_filter` here, `gorge::detail::ease_out` is `gorge_detail_ease_out`):
+//   hash.hpp            -> "Hashes"
+//   noise.hpp           -> "Gradient noise and fBm"
+//   phacelle.hpp        -> "Phacelle noise"
+//   erosion_filter.hpp  -> "Erosion filter", "Fade target and height offset"
+//   demo_pipeline.hpp   -> "Demo pipeline"
+//   and, after those, the noise fields: noise.hpp (seeds, second derivatives), value_noise.hpp,
+//   simplex.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields" banner)
+// See those headers for the techniques, their authors and the guarantees; the comments here only
+// note what differs on a GPU or in HLSL.
+//
+// Usage: #include it; it needs no shader model directive, no extension and no engine header, and
+// declares only functions, structs and `static const` values (no resources, no entry point), so it
+// can be included in any shader stage, once or several times (guarded by GORGE_HLSL).
+//   Unity (.compute):  #pragma kernel CSMain
+//                      #include "gorge.hlsl"        // a path relative to the .compute file, or
+//                                                   // "Packages/<your package>/.../gorge.hlsl"
+//   Unreal (.usf):     #include "/Engine/Public/Platform.ush"
+//                      #include "/Plugin/<YourPlugin>/gorge.hlsl"   // a mapped shader directory
+//                      (Unreal only includes .ush/.usf by virtual path: copy or rename it gorge.ush
+//                      in a shader directory your module maps with AddShaderSourceDirectoryMapping)
+// Public names start with `gorge_`, private helpers with `gorge_detail_`.
+//
+// Hash policy. The C++ kernels take the hash as a template parameter; here it is chosen when the
+// shader is compiled, by defining GORGE_HASH before the include to the name of a lattice function
+// `float2 f(uint2 cell, uint seed)` returning a vector in [-1, 1)^2:
+//     #define GORGE_HASH gorge_pcg3d_lattice2      (the default: exact integer hash, seeds honoured)
+//     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
+// A custom hash works the same way if it is declared before the include. Both built-in hashes are
+// always available by name, whatever GORGE_HASH says. (In Unity, `#pragma multi_compile` or a
+// #define above the include; in Unreal, OutEnvironment.SetDefine(TEXT("GORGE_HASH"), ...) works too.)
+//
+// Agreement with the C++ float path (checked by tests/hlsl: compiled to SPIR-V by glslang's HLSL
+// front end and run on a Vulkan device against the C++ float path with the same tolerances as the
+// GLSL include):
+//  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
+//  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
+//    on whether it fuses multiply-adds, so it agrees to about 1e-6 typically (1e-4 is what the test
+//    demands); the filter's straight-gully steering uses sign(sin), so at the rare points where the
+//    sine is within rounding of zero a GPU and a CPU can take different branches. Gradients of
+//    high-frequency fractals differ more (up to a few 1e-5 times the top octave frequency), as a
+//    fused multiply-add rounds the lattice-relative position differently.
+//  - The shadertoy hash is written with HLSL's `precise` (shader model 5 and later, DXC, FXC and
+//    glslang), which forbids fused multiply-adds and keeps it close to the C++ bits. A compiler
+//    that translates HLSL to another language (Unity's HLSLcc for GLSL/Metal, SPIRV-Cross) keeps
+//    it where the target has an equivalent.
+//  - Compilers' fast-math settings: DXC's and FXC's defaults are fine; Unity's and Unreal's
+//    optional "fast math" or half-precision ("min16float", mobile "half") modes are not: keep
+//    this file's arithmetic in 32-bit float (gorge uses only `float`, never `half`).
+//
+// Seeds are `uint` everywhere (gorge_erosion_filter(..., uint seed), gorge_fbm(..., uint seed), ...);
+// HLSL converts an int argument silently, which keeps its bits.
+//
+// Parameter defaults (gorge_erosion_params_default() and the others) are set field by field, so
+// adding a field cannot silently shift the others. Structs are filled field by field throughout
+// (HLSL before 2021 has no struct constructors).
+//
+// Differences from the GLSL file, all of spelling: float2/float3/float4, uint2/uint3, int2,
+// frac for fract, `static const` for file-scope constants (a plain global `const` would be a
+// shader constant-buffer member in HLSL), explicit vector components instead of float3(0.0),
+// and float2x2 instead of mat2 for the domain transform, indexed as HLSL does (m[row][column],
+// float2x2(m00, m01, m10, m11) row by row; a GLSL mat2 is built column by column). sign() returns
+// an int in HLSL; every use converts it to float, with the same value.
+//
+// Limits. Parameters are not validated on the GPU (shaders cannot throw): validate them on the CPU
+// with gorge::erosion_params<float>::validate() before uploading; parameters it accepts give
+// finite results for finite inputs here too (the same overflow guards as the C++ kernels). Far from
+// the origin float loses the fractional bits of the position exactly as the C++ float path does
+// (see noise.hpp). Lattice coordinates go from int to uint and back through casts, which keep the
+// two's-complement bit pattern. Loops run to the parameters' octave counts (not compile-time
+// constants): FXC may warn that it cannot unroll them, which is harmless.
+//
+// SPDX-License-Identifier: MPL-2.0
+
+#ifndef GORGE_HLSL
+#define GORGE_HLSL 1
+
+// ---- Maths helpers (detail/math.hpp) ------------------------------------------------------------
+// HLSL's own floor, frac, clamp, sign, exp, sin, cos, pow, dot and length have the C++ semantics
+// (sign returns an int). mix is written out as the C++ formula a + (b - a) t (HLSL's lerp is
+// specified as a + (b - a) t too, but compilers may rearrange it, so it is not used).
+
+float gorge_detail_mix(float a, float b, float t) { return a + (b - a) * t; }
+float2 gorge_detail_mix(float2 a, float2 b, float t) { return a + (b - a) * t; }
+float3 gorge_detail_mix(float3 a, float3 b, float t) { return a + (b - a) * t; }
+
+// clamp(x, 0, 1).
+float gorge_detail_saturate(float x) { return clamp(x, 0.0, 1.0); }
+
+// Rotates by +90 degrees: perp((x, y)) = (-y, x).
+float2 gorge_detail_perp(float2 v) { return float2(-v.y, v.x); }
+
+// Smallest length that safe_normalize divides by; shorter vectors are returned unchanged.
+static const float gorge_detail_safe_normalize_min_length = 1e-10;
+
+float2 gorge_detail_safe_normalize(float2 v) {
+    float len = length(v);
+    return len > gorge_detail_safe_normalize_min_length ? v / len : v;
+}
+
+// The largest and the smallest normal float (HLSL has no numeric_limits).
+static const float gorge_detail_float_max = 3.40282347e38;
+static const float gorge_detail_float_min_normal = 1.17549435e-38;
+
+// |v| without overflow: length(v) where that is finite, else from v scaled by its largest component.
+float gorge_detail_overflow_free_length(float2 v) {
+    float plain = length(v);
+    float big = max(abs(v.x), abs(v.y));
+    float scaled = big * length(v * (1.0 / max(big, 1.0)));
+    return min(plain <= gorge_detail_float_max ? plain : scaled, gorge_detail_float_max);
+}
+
+// safe_normalize without overflow: v is scaled by its largest component first.
+float2 gorge_detail_overflow_free_normalize(float2 v) {
+    float big = max(abs(v.x), abs(v.y));
+    float2 u = v * (1.0 / max(big, gorge_detail_float_min_normal));
+    float unit_len = length(u);
+    return big * unit_len > gorge_detail_safe_normalize_min_length ? u * (1.0 / unit_len) : v;
+}
+
+// 1 - (1 - sat(t))^2.
+float gorge_detail_ease_out(float t) {
+    float u = 1.0 - gorge_detail_saturate(t);
+    return 1.0 - u * u;
+}
+
+// Linear ramp t - k/2 with its corner rounded over the width k: t^2 / (2k) for t < k.
+float gorge_detail_smooth_start(float t, float k) {
+    return t >= k ? t - k * 0.5 : t * t / (2.0 * k);
+}
+
+// 1 - (1 - sat(t))^e. HLSL leaves pow(0, e) undefined for e <= 0, so the base 0 is spelt out:
+// 0 for e > 0 (as in C++), 1 otherwise (C++ gives 1 for e = 0 and +inf for e < 0; the filter's
+// `detail` is meant to be > 0).
+float gorge_detail_pow_inv(float t, float e) {
+    float b = 1.0 - gorge_detail_saturate(t);
+    return 1.0 - (b > 0.0 ? pow(b, e) : (e > 0.0 ? 0.0 : 1.0));
+}
+
+// ---- Hashes (hash.hpp) --------------------------------------------------------------------------
+
+// The LCG step that seeds each pcg3d lane (Numerical Recipes' 32-bit LCG constants).
+static const uint gorge_detail_pcg_lcg_multiplier = 1664525u;
+static const uint gorge_detail_pcg_lcg_increment = 1013904223u;
+// A hash keeps the top 24 bits of a lane, scales them by 2^-23 and shifts by 1 into [-1, 1).
+static const uint gorge_detail_hash_mantissa_shift = 8u;
+static const float gorge_detail_hash_unit_scale = 1.0 / 8388608.0;  // 2^-23
+
+// Jarzynski & Olano's pcg3d ("Hash Functions for GPU Rendering", JCGT 9(3), 2020): an LCG step per
+// lane, then two rounds of lane mixing around a xorshift. uint arithmetic wraps by definition.
+uint3 gorge_pcg3d(uint3 v) {
+    v = v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+    v.x += v.y * v.z;
+    v.y += v.z * v.x;
+    v.z += v.x * v.y;
+    v ^= v >> 16u;
+    v.x += v.y * v.z;
+    v.y += v.z * v.x;
+    v.z += v.x * v.y;
+    return v;
+}
+
+// Maps the top 24 bits of each lane to [-1, 1), exactly.
+float2 gorge_detail_unit_from_bits(uint2 bits) {
+    return float2(bits >> gorge_detail_hash_mantissa_shift) * gorge_detail_hash_unit_scale - 1.0;
+}
+
+// pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
+// neighbour offsets wrap): each component in [-1, 1) with a step of 2^-23; bit-identical to C++.
+float2 gorge_pcg3d_lattice2(uint2 cell, uint seed) {
+    return gorge_detail_unit_from_bits(gorge_pcg3d(uint3(cell, seed)).xy);
+}
+float2 gorge_pcg3d_hash2(int2 cell, uint seed) { return gorge_pcg3d_lattice2(uint2(cell), seed); }
+
+// The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
+//     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)
+//     hash = -1 + 2 * frac(16 * k * frac(x.x * x.y * (x.x + x.y)))
+// The seed is ignored; quality degrades a few thousand cells from the origin (see hash.hpp).
+static const float2 gorge_detail_shadertoy_k = float2(0.3183099, 0.3678794);
+static const float gorge_detail_shadertoy_scale = 16.0;
+
+float2 gorge_shadertoy_lattice2(uint2 cell, uint seed) {
+    precise float2 x = float2(int2(cell)) * gorge_detail_shadertoy_k + gorge_detail_shadertoy_k.yx;
+    precise float t = frac(x.x * x.y * (x.x + x.y));
+    precise float2 h = -1.0 + 2.0 * frac(gorge_detail_shadertoy_scale * gorge_detail_shadertoy_k * t);
+    return h;
+}
+float2 gorge_shadertoy_hash2(int2 cell, uint seed) { return gorge_shadertoy_lattice2(uint2(cell), seed); }
+
+// The hash policy every noise below uses (see the file's header).
+#ifndef GORGE_HASH
+#define GORGE_HASH gorge_pcg3d_lattice2
+#endif
+
+// ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
+
+// Octave sample points are clamped to +-2^62 so that p * freq stays finite (see noise.hpp).
+static const float gorge_detail_lattice_coordinate_limit = 4611686018427387904.0;  // 2^62
+float2 gorge_detail_octave_point(float2 p, float freq) {
+    return clamp(p * freq, -gorge_detail_lattice_coordinate_limit, gorge_detail_lattice_coordinate_limit);
+}
+
+// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
+float3 gorge_gradient_noise(float2 q, uint seed) {
+    float2 i = floor(q);
+    float2 f = q - i;
+    uint2 c = uint2(int2(i));
+
+    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
+    float2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
+    float2 du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
+
+    float2 ga = GORGE_HASH(c, seed);
+    float2 gb = GORGE_HASH(c + uint2(1u, 0u), seed);
+    float2 gc = GORGE_HASH(c + uint2(0u, 1u), seed);
+    float2 gd = GORGE_HASH(c + uint2(1u, 1u), seed);
+
+    float va = dot(ga, f);
+    float vb = dot(gb, f - float2(1.0, 0.0));
+    float vc = dot(gc, f - float2(0.0, 1.0));
+    float vd = dot(gd, f - float2(1.0, 1.0));
+    float k = va - vb - vc + vd;
+
+    float value = va + u.x * (vb - va) + u.y * (vc - va) + u.x * u.y * k;
+    float2 grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
+                du * float2(u.y * k + vb - va, u.x * k + vc - va);
+    return float3(value, grad);
+}
+
+// Parameters of a fractal (fBm) sum; gorge_fbm_params_default() gives the C++ defaults.
+struct gorge_fbm_params {
+    float frequency;   // frequency of the first octave, > 0 (default 3)
+    int octaves;       // number of octaves, 0..32 (default 3)
+    float lacunarity;  // frequency factor per octave, > 0 (default 2)
+    float gain;        // amplitude factor per octave (default 0.1)
+};
+
+gorge_fbm_params gorge_fbm_params_default() {
+    gorge_fbm_params p;
+    p.frequency = 3.0;
+    p.octaves = 3;
+    p.lacunarity = 2.0;
+    p.gain = 0.1;
+    return p;
+}
+
+// Fractal sum of gradient noise with its exact gradient with respect to p.
+float3 gorge_fbm(float2 p, gorge_fbm_params params, uint seed) {
+    float3 n = float3(0.0, 0.0, 0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        float3 v = gorge_gradient_noise(gorge_detail_octave_point(p, freq), seed);
+        n += amp * float3(v.x, freq * v.y, freq * v.z);
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return n;
+}
+
+// ---- Phacelle noise (phacelle.hpp) --------------------------------------------------------------
+
+struct gorge_phacelle_result {
+    float2 phase;  // (cos, sin) of the blended phase; length in [1 - normalization, 1]
+    float2 side;   // perp(dir) * cell_freq * 2 pi: d(phase angle)/dq of every wave
+};
+
+static const float gorge_detail_two_pi = 6.283185307179586476925286766559;
+// Pivots are jittered by phacelle_jitter * hash, within [-0.5, 0.5) of the cell corner.
+static const float gorge_detail_phacelle_jitter = 0.5;
+// Bell weight exp(-2 |v|^2) - 0.01111 is exactly 0 at |v| = 1.5, outside the 4x4 window.
+static const float gorge_detail_phacelle_bell_falloff = 2.0;
+static const float gorge_detail_phacelle_weight_floor = 0.01111;
+// Lower bound of the length the blend is divided by (keeps an exact cancellation at 0, not NaN).
+static const float gorge_detail_phacelle_min_length = 1e-20;
+
+// Rune Skovbo Johansen's Phacelle noise at q (in cell units); `dir` is a unit vector (or zero).
+gorge_phacelle_result gorge_phacelle(float2 q, float2 dir, float cell_freq, float phase_offset,
+                                     float normalization, uint seed) {
+    float2 side = gorge_detail_perp(dir) * (cell_freq * gorge_detail_two_pi);
+    float phase0 = phase_offset * gorge_detail_two_pi;
+    float2 i0 = floor(q);
+    float2 f = q - i0;
+    uint2 c = uint2(int2(i0));
+
+    float weight_sum = 0.0;
+    float2 sum = float2(0.0, 0.0);
+    for (int gj = -1; gj <= 2; ++gj) {
+        for (int gi = -1; gi <= 2; ++gi) {
+            float2 cell_offset = float2(float(gi), float(gj));
+            float2 jitter = gorge_detail_phacelle_jitter * GORGE_HASH(c + uint2(int2(gi, gj)), seed);
+            float2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
+            float w = max(0.0, exp(-gorge_detail_phacelle_bell_falloff * dot(v, v)) -
+                                   gorge_detail_phacelle_weight_floor);
+            float angle = dot(v, side) + phase0;
+            weight_sum += w;
+            sum += w * float2(cos(angle), sin(angle));
+        }
+    }
+    float2 m = sum / weight_sum;
+    float len = max(max(1.0 - normalization, length(m)), gorge_detail_phacelle_min_length);
+    gorge_phacelle_result r;
+    r.phase = m / len;
+    r.side = side;
+    return r;
+}
+
+// ---- Erosion filter (erosion_filter.hpp) --------------------------------------------------------
+
+// The steering slope is clamped to +-float max / 16 per component (keeps it finite).
+static const float gorge_detail_steering_slope_divisor = 16.0;
+
+// Parameters of the erosion filter, field for field gorge::erosion_params; ranges and meanings are
+// documented there. gorge_erosion_params_default() returns the published demo's values.
+struct gorge_erosion_params {
+    float scale;          // size of the largest gullies, > 0 (default 0.15)
+    float strength;       // magnitude of all octaves together (default 0.22)
+    float gully_weight;   // 0 sharpens only, 1 full gullies (default 0.5)
+    float detail;         // how far fine gullies climb, > 0 (default 1.5)
+    float4 rounding;        // (ridges, creases, input multiplier, per octave) (default (0.1, 0, 0.1, 2))
+    float4 onset;           // (initial, per octave, ridge-map initial, ridge-map per octave)
+                          // (default (1.25, 1.25, 2.8, 1.5))
+    float2 assumed_slope;   // (value, amount 0..1) (default (0.7, 1))
+    int octaves;          // 0..32 (default 5)
+    float lacunarity;     // frequency factor per octave, > 0 (default 2)
+    float gain;           // strength factor per octave (default 0.5)
+    float cell_scale;     // Phacelle cell size relative to the stripe width, > 0 (default 0.7)
+    float normalization;  // Phacelle normalization, 0..1 (default 0.5)
+};
+
+gorge_erosion_params gorge_erosion_params_default() {
+    gorge_erosion_params p;
+    p.scale = 0.15;
+    p.strength = 0.22;
+    p.gully_weight = 0.5;
+    p.detail = 1.5;
+    p.rounding = float4(0.1, 0.0, 0.1, 2.0);
+    p.onset = float4(1.25, 1.25, 2.8, 1.5);
+    p.assumed_slope = float2(0.7, 1.0);
+    p.octaves = 5;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.cell_scale = 0.7;
+    p.normalization = 0.5;
+    return p;
+}
+
+struct gorge_erosion_result {
+    float height_delta;  // eroded height minus input height
+    float2 slope_delta;    // eroded gradient minus input gradient (approximate by design)
+    float magnitude;     // sum of |octave strength|; |height_delta| <= magnitude * max(1, |gully_weight|)
+    float ridge_map;     // -1 on creases, +1 on ridges, 0 where no gully forms
+    float fade_target;   // the stacked fade target after the last octave
+};
+
+// The analytic erosion filter at p. height_and_slope = (h, dh/dx, dh/dy) of the input terrain;
+// fade_target is about -1 in valleys and +1 on peaks (clamped).
+gorge_erosion_result gorge_erosion_filter(float2 p, float3 height_and_slope, float fade_target,
+                                          gorge_erosion_params params, uint seed) {
+    float ridge_rounding = params.rounding.x, crease_rounding = params.rounding.y;
+    float2 slope = height_and_slope.yz;
+
+    float s = params.strength * params.scale;
+    float fade = clamp(fade_target, -1.0, 1.0);
+    float freq = 1.0 / (params.scale * params.cell_scale);
+    float slope_len = max(gorge_detail_overflow_free_length(slope), gorge_detail_safe_normalize_min_length);
+
+    // Initial mask: no gullies where the input is flat; rounded peaks and valleys of the input.
+    float input_rounding = gorge_detail_mix(crease_rounding, ridge_rounding, gorge_detail_saturate(fade + 0.5)) *
+                           params.rounding.z;
+    float mask = gorge_detail_ease_out(gorge_detail_smooth_start(slope_len * params.onset.x,
+                                                                 input_rounding * params.onset.x));
+    float ridge_mask = gorge_detail_ease_out(slope_len * params.onset.z);
+    float ridge_fade = fade;
+
+    // Gully steering slope: the real slope direction with an assumed magnitude, written as
+    // slope (1 - amount) + direction value amount (the mix cancels catastrophically on steep slopes).
+    float steer_limit = gorge_detail_float_max / gorge_detail_steering_slope_divisor;
+    float2 steer = clamp(slope, -steer_limit, steer_limit);
+    float2 g = steer * (1.0 - params.assumed_slope.y) +
+             slope / slope_len * (params.assumed_slope.x * params.assumed_slope.y);
+
+    // The deltas are accumulated from zero (subtracting the input at the end loses them in float).
+    float3 result = float3(0.0, 0.0, 0.0);
+    float magnitude = 0.0;
+    float rounding_mult = 1.0;
+    for (int octave = 0; octave < params.octaves; ++octave) {
+        // Normalized gullies: Phacelle's normalization keeps the stripes' depth where cells disagree.
+        gorge_phacelle_result ph = gorge_phacelle(gorge_detail_octave_point(p, freq),
+                                                  gorge_detail_overflow_free_normalize(g), params.cell_scale,
+                                                  0.25, params.normalization, seed);
+        float c = ph.phase.x, sn = ph.phase.y;
+        float2 side = ph.side * (-freq);  // back to p units; negative so slopes point downhill
+
+        // Straight gullies: steer by the sign of the sine, not the sine itself.
+        g += float(sign(sn)) * side * (s * params.gully_weight);
+
+        // Stacked fades: fade from the previous profile (fade, flat) towards this octave's gully.
+        float3 gully = float3(c, sn * side.x, sn * side.y);
+        float3 faded = gorge_detail_mix(float3(fade, 0.0, 0.0), gully * params.gully_weight, mask);
+        result += faded * s;
+        magnitude += abs(s);
+        fade = faded.x;
+
+        float octave_rounding = gorge_detail_mix(crease_rounding, ridge_rounding, gorge_detail_saturate(c + 0.5)) *
+                                rounding_mult;
+        mask = gorge_detail_pow_inv(mask, params.detail) *
+               gorge_detail_ease_out(gorge_detail_smooth_start(abs(sn) * params.onset.y,
+                                                               octave_rounding * params.onset.y));
+        ridge_fade = gorge_detail_mix(ridge_fade, c, ridge_mask);
+        ridge_mask = ridge_mask * gorge_detail_ease_out(abs(sn) * params.onset.w);
+
+        s *= params.gain;
+        freq *= params.lacunarity;
+        rounding_mult *= params.rounding.w;
+    }
+
+    gorge_erosion_result r;
+    r.height_delta = result.x;
+    r.slope_delta = result.yz;
+    r.magnitude = magnitude;
+    r.ridge_map = ridge_fade * (1.0 - ridge_mask);
+    r.fade_target = fade;
+    return r;
+}
+
+// ---- Fade target and height offset (erosion_filter.hpp) -----------------------------------------
+
+// -1 at valley_altitude and below, +1 at peak_altitude and above, linear between.
+float gorge_fade_target_from_altitude(float height, float valley_altitude, float peak_altitude) {
+    return clamp(2.0 * (height - valley_altitude) / (peak_altitude - valley_altitude) - 1.0, -1.0, 1.0);
+}
+
+// eroded = h + height_delta + mix(o, -clamp(fade_target), k) * magnitude, offset = (o, k).
+float gorge_apply_height_offset(float height, gorge_erosion_result r, float fade_target, float2 offset) {
+    float f0 = clamp(fade_target, -1.0, 1.0);
+    return height + r.height_delta + gorge_detail_mix(offset.x, -f0, offset.y) * r.magnitude;
+}
+
+// ---- Demo pipeline (demo_pipeline.hpp) ----------------------------------------------------------
+
+static const float gorge_demo_height_amplitude = 0.125;  // fBm output scale
+static const float gorge_demo_fade_range = 0.6;          // |fBm| / amplitude at which the fade target is +-1
+static const float gorge_demo_base_height = 0.5;         // terrain height = base_height + 0.5 * fBm
+static const float gorge_demo_height_offset_o = -0.65;   // height offset o of gorge_apply_height_offset
+static const float gorge_demo_height_offset_k = 0.0;     // height offset k of gorge_apply_height_offset
+
+struct gorge_demo_sample {
+    float height;        // eroded height, around 0.4..0.6
+    float ridge_map;     // filter ridge map, -1 creases .. +1 ridges
+    float input_height;  // height before erosion
+};
+
+// The published demo pipeline at p: fBm height, fade target, erosion filter, height offset.
+gorge_demo_sample gorge_demo_pipeline(float2 p, gorge_erosion_params params, uint seed) {
+    float3 n = gorge_fbm(p, gorge_fbm_params_default(), seed) * gorge_demo_height_amplitude;
+    float fade_target = clamp(n.x / (gorge_demo_height_amplitude * gorge_demo_fade_range), -1.0, 1.0);
+    float3 terrain = float3(gorge_demo_base_height + 0.5 * n.x, 0.5 * n.y, 0.5 * n.z);
+    gorge_erosion_result r = gorge_erosion_filter(p, terrain, fade_target, params, seed);
+    float height = gorge_apply_height_offset(terrain.x, r, fade_target,
+                                             float2(gorge_demo_height_offset_o, gorge_demo_height_offset_k));
+    gorge_demo_sample demo;
+    demo.height = height;
+    demo.ridge_map = r.ridge_map;
+    demo.input_height = terrain.x;
+    return demo;
+}
+
+// The demo pipeline with the published default erosion parameters.
+gorge_demo_sample gorge_demo_pipeline(float2 p, uint seed) {
+    return gorge_demo_pipeline(p, gorge_erosion_params_default(), seed);
+}
+
+// ================================================================================================
+// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp, fractal.hpp,
+// field.hpp, island.hpp). HLSL has no templates or closures, so two things read differently:
+//  - the basis policy of the fractals is an int argument (gorge_basis_gradient, gorge_basis_value,
+//    gorge_basis_simplex); pass a constant and the compiler folds the choice away;
+//  - field combinators are functions on float3 (value, d/dx, d/dy) samples the caller has already
+//    evaluated, and the domain warp is a small state (gorge_warp) stepped by the caller's loop.
+// ================================================================================================
+
+// ---- Seeds (noise.hpp) --------------------------------------------------------------------------
+
+// Third pcg3d lane of derive_seed: a fixed odd constant (the 32-bit golden ratio).
+static const uint gorge_detail_derive_seed_salt = 0x9E3779B9u;
+
+// An independent seed for stream `stream` of `seed`: the first lane of pcg3d(seed, stream, salt).
+// Bit-identical to gorge::derive_seed (whatever GORGE_HASH says: it is always pcg3d).
+uint gorge_derive_seed(uint seed, uint stream) {
+    return gorge_pcg3d(uint3(seed, stream, gorge_detail_derive_seed_salt)).x;
+}
+
+// ---- Second derivatives (noise.hpp) -------------------------------------------------------------
+
+// A noise sample with first and second derivatives.
+struct gorge_noise_d2 {
+    float value;
+    float2 gradient;
+    float dxx;
+    float dxy;
+    float dyy;
+};
+
+// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+struct gorge_detail_quintic_fade {
+    float2 u;
+    float2 du;
+    float2 ddu;
+};
+
+gorge_detail_quintic_fade gorge_detail_quintic(float2 f) {
+    gorge_detail_quintic_fade w;
+    w.u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
+    w.du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
+    w.ddu = 60.0 * f * (f * (2.0 * f - 3.0) + 1.0);
+    return w;
+}
+
+// gorge_gradient_noise() with its Hessian.
+gorge_noise_d2 gorge_gradient_noise_d2(float2 q, uint seed) {
+    float2 i = floor(q);
+    float2 f = q - i;
+    uint2 c = uint2(int2(i));
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
+
+    float2 ga = GORGE_HASH(c, seed);
+    float2 gb = GORGE_HASH(c + uint2(1u, 0u), seed);
+    float2 gc = GORGE_HASH(c + uint2(0u, 1u), seed);
+    float2 gd = GORGE_HASH(c + uint2(1u, 1u), seed);
+
+    float va = dot(ga, f);
+    float vb = dot(gb, f - float2(1.0, 0.0));
+    float vc = dot(gc, f - float2(0.0, 1.0));
+    float vd = dot(gd, f - float2(1.0, 1.0));
+    float a = vb - va, b = vc - va, k = va - vb - vc + vd;
+    float2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
+
+    gorge_noise_d2 n;
+    n.value = va + w.u.x * a + w.u.y * b + w.u.x * w.u.y * k;
+    n.gradient = ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk + w.du * float2(w.u.y * k + a, w.u.x * k + b);
+    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
+    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
+    return n;
+}
+
+// ---- Value noise (value_noise.hpp) --------------------------------------------------------------
+
+// Quintic value noise and its Hessian; the lattice values are the hash's x components.
+gorge_noise_d2 gorge_value_noise_d2(float2 q, uint seed) {
+    float2 i = floor(q);
+    float2 f = q - i;
+    uint2 c = uint2(int2(i));
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
+
+    float a = GORGE_HASH(c, seed).x;
+    float b = GORGE_HASH(c + uint2(1u, 0u), seed).x;
+    float cc = GORGE_HASH(c + uint2(0u, 1u), seed).x;
+    float d = GORGE_HASH(c + uint2(1u, 1u), seed).x;
+    float k = a - b - cc + d;
+
+    gorge_noise_d2 n;
+    n.value = a + w.u.x * (b - a) + w.u.y * (cc - a) + w.u.x * w.u.y * k;
+    n.gradient = float2(w.du.x * (b - a + w.u.y * k), w.du.y * (cc - a + w.u.x * k));
+    n.dxx = w.ddu.x * (b - a + w.u.y * k);
+    n.dyy = w.ddu.y * (cc - a + w.u.x * k);
+    n.dxy = w.du.x * w.du.y * k;
+    return n;
+}
+
+// Quintic value noise at q: (value, d/dqx, d/dqy), value in [-1, 1).
+float3 gorge_value_noise(float2 q, uint seed) {
+    gorge_noise_d2 n = gorge_value_noise_d2(q, seed);
+    return float3(n.value, n.gradient);
+}
+
+// ---- Simplex noise (simplex.hpp) ----------------------------------------------------------------
+
+// Skew F2 = (sqrt(3) - 1) / 2, unskew G2 = (3 - sqrt(3)) / 6, far corner 2 G2 - 1 (each rounded
+// once from its exact value, as in C++), kernel radius^2 1/2, output scale 70.
+static const float gorge_detail_simplex_skew = 0.36602540378443864676;
+static const float gorge_detail_simplex_unskew = 0.21132486540518711775;
+static const float gorge_detail_simplex_far = -0.57735026918962576451;
+static const float gorge_detail_simplex_radius_sq = 0.5;
+static const float gorge_detail_simplex_scale = 70.0;
+
+// Adds one corner's kernel t^4 (g . x), its gradient and Hessian to n (unscaled).
+void gorge_detail_simplex_corner(inout gorge_noise_d2 n, float2 x, float2 g) {
+    float t = max(gorge_detail_simplex_radius_sq - dot(x, x), 0.0);
+    float t2 = t * t, t3 = t2 * t, t4 = t2 * t2;
+    float gx = dot(g, x);
+    n.value += t4 * gx;
+    n.gradient += t4 * g - (8.0 * t3 * gx) * x;
+    float c3 = 8.0 * t3, c2 = 48.0 * t2 * gx;
+    n.dxx += -c3 * (2.0 * g.x * x.x + gx) + c2 * x.x * x.x;
+    n.dyy += -c3 * (2.0 * g.y * x.y + gx) + c2 * x.y * x.y;
+    n.dxy += -c3 * (g.x * x.y + g.y * x.x) + c2 * x.x * x.y;
+}
+
+// 2D simplex noise (Perlin 2001, Gustavson's formulation) and its Hessian.
+gorge_noise_d2 gorge_simplex_noise_d2(float2 q, uint seed) {
+    float skew = (q.x + q.y) * gorge_detail_simplex_skew;
+    float2 cell = floor(float2(q.x + skew, q.y + skew));
+    float unskew = (cell.x + cell.y) * gorge_detail_simplex_unskew;
+    float2 x0 = q - (cell - float2(unskew, unskew));
+
+    float step_x = x0.x > x0.y ? 1.0 : 0.0;
+    float step_y = 1.0 - step_x;
+    float2 x1 = x0 - float2(step_x, step_y) + float2(gorge_detail_simplex_unskew, gorge_detail_simplex_unskew);
+    float2 x2 = x0 + float2(gorge_detail_simplex_far, gorge_detail_simplex_far);
+
+    uint2 c = uint2(int2(cell));
+    uint2 middle = uint2(int2(step_x, step_y));
+
+    gorge_noise_d2 n;
+    n.value = 0.0;
+    n.gradient = float2(0.0, 0.0);
+    n.dxx = 0.0;
+    n.dxy = 0.0;
+    n.dyy = 0.0;
+    gorge_detail_simplex_corner(n, x0, GORGE_HASH(c, seed));
+    gorge_detail_simplex_corner(n, x1, GORGE_HASH(c + middle, seed));
+    gorge_detail_simplex_corner(n, x2, GORGE_HASH(c + uint2(1u, 1u), seed));
+
+    float s = gorge_detail_simplex_scale;
+    n.value *= s;
+    n.gradient = n.gradient * s;
+    n.dxx *= s;
+    n.dxy *= s;
+    n.dyy *= s;
+    return n;
+}
+
+// 2D simplex noise at q: (value, d/dqx, d/dqy), |value| < 0.998.
+float3 gorge_simplex_noise(float2 q, uint seed) {
+    gorge_noise_d2 n = gorge_simplex_noise_d2(q, seed);
+    return float3(n.value, n.gradient);
+}
+
+// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp) ----------
+
+static const int gorge_basis_gradient = 0;  // quintic gradient noise (C++ gradient_basis)
+static const int gorge_basis_value = 1;     // quintic value noise (value_basis)
+static const int gorge_basis_simplex = 2;   // 2D simplex noise (simplex_basis)
+
+float3 gorge_basis_eval(int basis, float2 q, uint seed) {
+    if (basis == gorge_basis_value) return gorge_value_noise(q, seed);
+    if (basis == gorge_basis_simplex) return gorge_simplex_noise(q, seed);
+    return gorge_gradient_noise(q, seed);
+}
+
+gorge_noise_d2 gorge_basis_eval_d2(int basis, float2 q, uint seed) {
+    if (basis == gorge_basis_value) return gorge_value_noise_d2(q, seed);
+    if (basis == gorge_basis_simplex) return gorge_simplex_noise_d2(q, seed);
+    return gorge_gradient_noise_d2(q, seed);
+}
+
+// ---- Fractals (fractal.hpp) ---------------------------------------------------------------------
+// Octave o samples the basis at freq_o p with seed gorge_derive_seed(seed, o).
+
+// fBm over any basis with per-octave seeds.
+float3 gorge_fractal_sum(float2 p, gorge_fbm_params params, int basis, uint seed) {
+    float3 n = float3(0.0, 0.0, 0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        float3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
+        n += amp * float3(v.x, freq * v.y, freq * v.z);
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return n;
+}
+
+// Billow: sum of amp_o |basis|; creases where an octave crosses 0 (gradient there uses sign(0) = 0).
+float3 gorge_billow(float2 p, gorge_fbm_params params, int basis, uint seed) {
+    float3 n = float3(0.0, 0.0, 0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        float3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
+        float s = float(sign(v.x));
+        n += amp * float3(abs(v.x), s * freq * v.y, s * freq * v.z);
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return n;
+}
+
+// Parameters of gorge_ridged(); gorge_ridged_params_default() gives the C++ defaults.
+struct gorge_ridged_params {
+    float frequency;   // > 0 (default 1)
+    int octaves;       // 0..32 (default 6)
+    float lacunarity;  // > 0 (default 2)
+    float gain;        // (default 0.5)
+    float offset;      // ridge height before squaring (default 1)
+    float feedback;    // >= 0, how strongly an octave gates the next (default 2)
+};
+
+gorge_ridged_params gorge_ridged_params_default() {
+    gorge_ridged_params p;
+    p.frequency = 1.0;
+    p.octaves = 6;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.offset = 1.0;
+    p.feedback = 2.0;
+    return p;
+}
+
+// Musgrave's ridged multifractal with the exact gradient (chain rule through the weights).
+float3 gorge_ridged(float2 p, gorge_ridged_params params, int basis, uint seed) {
+    float value = 0.0;
+    float2 grad = float2(0.0, 0.0);
+    float weight = 1.0;
+    float2 weight_grad = float2(0.0, 0.0);
+    float freq = params.frequency;
+    float amp = 1.0;
+    for (int o = 0; o < params.octaves; ++o) {
+        float3 v = gorge_basis_eval(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
+        float ridge = params.offset - abs(v.x);
+        float2 ridge_grad = v.yz * (-float(sign(v.x)) * freq);
+        float signal = ridge * ridge * weight;
+        float2 signal_grad = (2.0 * ridge * weight) * ridge_grad + (ridge * ridge) * weight_grad;
+        value += amp * signal;
+        grad += amp * signal_grad;
+        float gated = signal * params.feedback;
+        weight = min(gated, 1.0);
+        weight_grad = (gated < 1.0 ? params.feedback : 0.0) * signal_grad;
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return float3(value, grad);
+}
+
+// Parameters of gorge_damped_fbm(); gorge_damped_fbm_params_default() gives the C++ defaults.
+struct gorge_damped_fbm_params {
+    float frequency;   // > 0 (default 1)
+    int octaves;       // 0..32 (default 6)
+    float lacunarity;  // > 0 (default 2)
+    float gain;        // (default 0.5)
+    float damping;     // >= 0, strength c of 1 / (1 + c |D|^2) (default 1)
+};
+
+gorge_damped_fbm_params gorge_damped_fbm_params_default() {
+    gorge_damped_fbm_params p;
+    p.frequency = 1.0;
+    p.octaves = 6;
+    p.lacunarity = 2.0;
+    p.gain = 0.5;
+    p.damping = 1.0;
+    return p;
+}
+
+// Derivative-damped fBm after Inigo Quilez, with the exact gradient (damping's derivative included).
+float3 gorge_damped_fbm(float2 p, gorge_damped_fbm_params params, int basis, uint seed) {
+    float value = 0.0;
+    float2 grad = float2(0.0, 0.0);
+    float2 d = float2(0.0, 0.0);
+    float jxx = 0.0, jxy = 0.0, jyy = 0.0;
+    float freq = params.frequency;
+    float amp = 1.0;
+    float c = params.damping;
+    for (int o = 0; o < params.octaves; ++o) {
+        gorge_noise_d2 n = gorge_basis_eval_d2(basis, gorge_detail_octave_point(p, freq), gorge_derive_seed(seed, uint(o)));
+        d += n.gradient;
+        jxx += freq * n.dxx;
+        jxy += freq * n.dxy;
+        jyy += freq * n.dyy;
+        float inv = 1.0 / (1.0 + c * dot(d, d));
+        float2 grad_d2 = float2(2.0 * (jxx * d.x + jxy * d.y), 2.0 * (jxy * d.x + jyy * d.y));
+        value += amp * n.value * inv;
+        grad += amp * (n.gradient * (freq * inv) - grad_d2 * (n.value * c * inv * inv));
+        freq *= params.lacunarity;
+        amp *= params.gain;
+    }
+    return float3(value, grad);
+}
+
+// ---- Field combinators (field.hpp) --------------------------------------------------------------
+// On samples v = (value, d/dx, d/dy) already evaluated at the same p; each keeps the gradient exact.
+
+float3 gorge_sum(float3 a, float3 b) { return a + b; }
+float3 gorge_scale(float3 v, float factor) { return v * factor; }
+float3 gorge_offset(float3 v, float constant) { return float3(v.x + constant, v.y, v.z); }
+
+// a * b by the product rule.
+float3 gorge_product(float3 a, float3 b) { return float3(a.x * b.x, a.y * b.x + a.x * b.y, a.z * b.x + a.x * b.z); }
+
+// clamp(v, lo, hi); the gradient is 0 where the clamp is active.
+float3 gorge_clamped(float3 v, float lo, float hi) {
+    float keep = v.x > lo ? (v.x < hi ? 1.0 : 0.0) : 0.0;
+    return float3(clamp(v.x, lo, hi), v.y * keep, v.z * keep);
+}
+
+// A profile g applied to the value: g = (g(v.x), g'(v.x)), e.g. from gorge_power_profile.
+float3 gorge_apply_profile(float3 v, float2 g) { return float3(g.x, g.y * v.y, g.y * v.z); }
+
+// Domain transform f(M p + t): evaluate f at gorge_transform_point(m, t, p), then pass the sample
+// through gorge_transform_gradient(m, v) (gradient M^T grad f). m is M in HLSL's own indexing,
+// m[row][column] (float2x2(M00, M01, M10, M11)); GLSL's mat2 and glm are column-major instead.
+float2 gorge_transform_point(float2x2 m, float2 t, float2 p) {
+    return float2(m[0][0] * p.x + m[0][1] * p.y + t.x, m[1][0] * p.x + m[1][1] * p.y + t.y);
+}
+float3 gorge_transform_gradient(float2x2 m, float3 v) {
+    return float3(v.x, m[0][0] * v.y + m[1][0] * v.z, m[0][1] * v.y + m[1][1] * v.z);
+}
+
+// Domain warp f(p_n), p_0 = p, p_{k+1} = p + s (wx(p_k), wy(p_k)), with its exact gradient
+// J_n^T grad f(p_n). Without closures the caller runs the loop:
+//     gorge_warp w = gorge_warp_begin(p);
+//     for (int k = 0; k < iterations; ++k)
+//         w = gorge_warp_step(w, p, wx_field(w.q), wy_field(w.q), strength);
+//     float3 result = gorge_warp_end(w, f_field(w.q));
+struct gorge_warp {
+    float2 q;                     // current warped point p_k
+    float jxx, jxy, jyx, jyy;   // J = dq/dp; rows are the gradients of q.x and q.y
+};
+
+gorge_warp gorge_warp_begin(float2 p) {
+    gorge_warp w;
+    w.q = p;
+    w.jxx = 1.0;
+    w.jxy = 0.0;
+    w.jyx = 0.0;
+    w.jyy = 1.0;
+    return w;
+}
+
+gorge_warp gorge_warp_step(gorge_warp w, float2 p, float3 a, float3 b, float s) {
+    float nxx = w.jxx * a.y + w.jyx * a.z, nxy = w.jxy * a.y + w.jyy * a.z;
+    float nyx = w.jxx * b.y + w.jyx * b.z, nyy = w.jxy * b.y + w.jyy * b.z;
+    gorge_warp next;
+    next.q = float2(p.x + s * a.x, p.y + s * b.x);
+    next.jxx = 1.0 + s * nxx;
+    next.jxy = s * nxy;
+    next.jyx = s * nyx;
+    next.jyy = 1.0 + s * nyy;
+    return next;
+}
+
+float3 gorge_warp_end(gorge_warp w, float3 v) {
+    return float3(v.x, w.jxx * v.y + w.jyx * v.z, w.jxy * v.y + w.jyy * v.z);
+}
+
+// ---- Island shaping (island.hpp) ----------------------------------------------------------------
+
+// Redistribution sign(e) |e|^k and its slope k |e|^(k - 1) (0 at e = 0 unless k = 1). HLSL's pow
+// is undefined at 0, so e = 0 is spelt out (C++ gets the same 0 from sign(0)). Both saturate at
+// the largest finite float where they would overflow (|e| > 1 with k > 1; k < 1 at subnormal |e|);
+// at subnormal |e| the slope is (|e| 2^24)^(k - 1) 2^(24 (1 - k)), 24 being float's digits, so it
+// is not lost to an overflow of |e|^(k - 1) where it is finite itself. A device may flush subnormals to zero: the lifted base is
+// then kept at the smallest normal float, so pow never sees 0 with a negative exponent.
+static const float gorge_detail_float_digits = 24.0;
+static const float gorge_detail_subnormal_lift = 16777216.0;  // 2^24
+float2 gorge_power_profile(float e, float exponent) {
+    float a = abs(e);
+    bool positive = a > 0.0;
+    bool subnormal = a < gorge_detail_float_min_normal;
+    float base = max(subnormal ? a * gorge_detail_subnormal_lift : a, gorge_detail_float_min_normal);
+    float unlift = subnormal ? exp2(gorge_detail_float_digits * (1.0 - exponent)) : 1.0;
+    float slope = min(exponent * pow(base, exponent - 1.0) * unlift, gorge_detail_float_max);
+    float slope_at_zero = exponent == 1.0 ? 1.0 : 0.0;
+    return float2(positive ? float(sign(e)) * min(pow(a, exponent), gorge_detail_float_max) : 0.0,
+                positive ? slope : slope_at_zero);
+}
+
+// Smooth terraces: `steps` treads per unit, risers taking the fraction `ramp` in (0, 1].
+float2 gorge_terrace_profile(float e, float steps, float ramp) {
+    float t = e * steps;
+    float i = floor(t);
+    float f = t - i;
+    float x = gorge_detail_saturate((f - (1.0 - ramp)) / ramp);
+    return float2((i + x * x * (3.0 - 2.0 * x)) / steps, 6.0 * x * (1.0 - x) / ramp);
+}
+
+float3 gorge_redistribute(float3 v, float exponent) { return gorge_apply_profile(v, gorge_power_profile(v.x, exponent)); }
+float3 gorge_terrace(float3 v, float steps, float ramp) { return gorge_apply_profile(v, gorge_terrace_profile(v.x, steps, ramp)); }
+
+// d = min(1, |n|) with its gradient (0 outside the unit circle and at the centre).
+float3 gorge_radial_distance(float2 n) {
+    float r = length(n);
+    float inv_r = 1.0 / (r > 0.0 ? r : 1.0);
+    float slope = r < 1.0 ? (r > 0.0 ? inv_r : 0.0) : 0.0;
+    return float3(min(r, 1.0), n.x * slope, n.y * slope);
+}
+
+// d = 1 - (1 - nx^2)(1 - ny^2), n clamped to [-1, 1]^2, with its gradient (0 outside the square).
+float3 gorge_square_bump_distance(float2 n) {
+    float x = clamp(n.x, -1.0, 1.0), y = clamp(n.y, -1.0, 1.0);
+    float ax = 1.0 - x * x, ay = 1.0 - y * y;
+    float kx = abs(n.x) < 1.0 ? 1.0 : 0.0;
+    float ky = abs(n.y) < 1.0 ? 1.0 : 0.0;
+    return float3(1.0 - ax * ay, 2.0 * x * ay * kx, 2.0 * y * ax * ky);
+}
+
+static const int gorge_falloff_radial = 0;       // round islands
+static const int gorge_falloff_square_bump = 1;  // fills a square map
+
+struct gorge_falloff_params {
+    float2 centre;     // island centre in p units (default (0, 0))
+    float radius;    // p distance mapped to |n| = 1, > 0 with 1 / radius <= ~3.2e32 (default 1)
+    int shape;       // gorge_falloff_radial or gorge_falloff_square_bump (default radial)
+    float amount;    // 0..1, how far e is pulled towards 1 - d (default 0.75)
+};
+
+gorge_falloff_params gorge_falloff_params_default() {
+    gorge_falloff_params p;
+    p.centre = float2(0.0, 0.0);
+    p.radius = 1.0;
+    p.shape = gorge_falloff_radial;
+    p.amount = 0.75;
+    return p;
+}
+
+// mix(e, 1 - d(n), amount) with n = (p - centre) / radius; e is the field sampled at p. n is
+// clamped to [-2, 2]^2, which changes no result (both distances are 1 with gradient 0 wherever
+// some |n_i| >= 1) and keeps it finite where (p - centre) / radius overflows.
+static const float gorge_detail_falloff_n_limit = 2.0;
+float3 gorge_island_falloff(float3 e, float2 p, gorge_falloff_params params) {
+    float inv_radius = 1.0 / params.radius;
+    float2 n = clamp(float2((p.x - params.centre.x) * inv_radius, (p.y - params.centre.y) * inv_radius),
+                   -gorge_detail_falloff_n_limit, gorge_detail_falloff_n_limit);
+    float3 d = params.shape == gorge_falloff_radial ? gorge_radial_distance(n) : gorge_square_bump_distance(n);
+    float m = params.amount;
+    float keep = 1.0 - m;
+    return float3(keep * e.x + m * (1.0 - d.x), keep * e.y - m * d.y * inv_radius, keep * e.z - m * d.z * inv_radius);
+}
+
+// Seed streams of the island recipe.
+static const uint gorge_island_stream_height = 0u;
+static const uint gorge_island_stream_warp_x = 1u;
+static const uint gorge_island_stream_warp_y = 2u;
+static const uint gorge_island_stream_moisture = 3u;
+
+// Parameters of the island recipe, field for field gorge::island_params (warp_params flattened).
+// Nothing is checked here: keep to what gorge::island_params<float> accepts (its ranges and its
+// derived limits on warp strength, contrast, exponent and radius), under which the C++ recipe is
+// finite for every finite p (fuzz-tested); this one computes the same formulas.
+struct gorge_island_params {
+    gorge_fbm_params terrain;      // (default frequency 2, 6 octaves, lacunarity 2, gain 0.5)
+    gorge_fbm_params warp_noise;   // (default 1.5, 4, 2, 0.5)
+    float warp_strength;           // (default 0.35)
+    int warp_iterations;           // 0..16 (default 1)
+    float contrast;                // e = sat(0.5 + contrast * fBm), > 0 (default 1.5)
+    float exponent;                // redistribution k, > 0 (default 1.8)
+    gorge_falloff_params falloff;  // (default radial, amount 0.75)
+    gorge_fbm_params moisture;     // (default 1.5, 4, 2, 0.5)
+    float sea_level;               // 0..1 (default 0.3; not used by the fields)
+};
+
+gorge_island_params gorge_island_params_default() {
+    gorge_island_params p;
+    p.terrain.frequency = 2.0;
+    p.terrain.octaves = 6;
+    p.terrain.lacunarity = 2.0;
+    p.terrain.gain = 0.5;
+    p.warp_noise.frequency = 1.5;
+    p.warp_noise.octaves = 4;
+    p.warp_noise.lacunarity = 2.0;
+    p.warp_noise.gain = 0.5;
+    p.warp_strength = 0.35;
+    p.warp_iterations = 1;
+    p.contrast = 1.5;
+    p.exponent = 1.8;
+    p.falloff = gorge_falloff_params_default();
+    p.moisture = p.warp_noise;
+    p.sea_level = 0.3;
+    return p;
+}
+
+// Red Blob Games' island: e = sat(0.5 + contrast * warped fBm), redistributed, then the falloff.
+float3 gorge_island_height(float2 p, gorge_island_params params, int basis, uint seed) {
+    uint terrain_seed = gorge_derive_seed(seed, gorge_island_stream_height);
+    uint wx_seed = gorge_derive_seed(seed, gorge_island_stream_warp_x);
+    uint wy_seed = gorge_derive_seed(seed, gorge_island_stream_warp_y);
+    gorge_warp w = gorge_warp_begin(p);
+    for (int k = 0; k < params.warp_iterations; ++k) {
+        w = gorge_warp_step(w, p, gorge_fractal_sum(w.q, params.warp_noise, basis, wx_seed),
+                            gorge_fractal_sum(w.q, params.warp_noise, basis, wy_seed), params.warp_strength);
+    }
+    float3 warped = gorge_warp_end(w, gorge_fractal_sum(w.q, params.terrain, basis, terrain_seed));
+    float3 e = gorge_clamped(gorge_offset(gorge_scale(warped, params.contrast), 0.5), 0.0, 1.0);
+    return gorge_island_falloff(gorge_redistribute(e, params.exponent), p, params.falloff);
+}
+
+// Moisture in [0, 1] from the same seed, independent of the height field.
+float3 gorge_island_moisture(float2 p, gorge_island_params params, int basis, uint seed) {
+    float3 m = gorge_fractal_sum(p, params.moisture, basis, gorge_derive_seed(seed, gorge_island_stream_moisture));
+    return gorge_clamped(gorge_offset(gorge_scale(m, params.contrast), 0.5), 0.0, 1.0);
+}
+
+#endif  // GORGE_HLSL
