@@ -1,11 +1,15 @@
 # gpu_tile: the demo terrain through Vulkan compute. Needs glslangValidator (Debian: glslang-tools)
-# to compile gpu_tile.comp at build time, and the Vulkan headers and loader (libvulkan-dev).
+# to compile gpu_tile.comp (and its HLSL twin gpu_tile.hlsl) at build time, and the Vulkan headers
+# and loader (libvulkan-dev).
 include(${PROJECT_SOURCE_DIR}/cmake/gorge_glsl.cmake)
 if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
   gorge_add_example(gpu_tile)
   target_link_libraries(gpu_tile PRIVATE Vulkan::Vulkan)
   gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp)
-  add_custom_target(gpu_tile_spirv DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv)
+  # The same shader written with gorge's HLSL include (run it with GORGE_GPU_TILE_SPIRV pointing at
+  # gpu_tile_hlsl.spv; see gpu_tile.hlsl).
+  gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_hlsl.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.hlsl HLSL)
+  add_custom_target(gpu_tile_spirv DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_hlsl.spv)
   add_dependencies(gpu_tile gpu_tile_spirv)
 else()
   message(WARNING "gpu_tile is not built: it needs glslangValidator (glslang-tools) and Vulkan (libvulkan-dev)")
