@@ -1,0 +1,620 @@
+// Input rows and expected outputs of the WGSL parity test (run_parity.mjs runs them through
+// include/gorge/wgsl/gorge.wgsl in headless Chromium and compares).
+//
+// The rows are those of the GLSL parity test (tests/glsl/test_glsl_parity.cpp), in the same packed
+// layout (32 words a row, word 0 the kind; 8 floats of output a row), so parity.wgsl reads like
+// parity.comp:
+//  - every row of tests/data/reference (both hash policies);
+//  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
+//    decade) in 8 directions at 3 positions (both hash policies), compared with the C++ float path
+//    and with the C++ double path (height_delta within 2e-5, ridge_map within 5e-3);
+//  - the noise fields at 128 low-discrepancy points each (derive_seed, the three bases with
+//    Hessians, the four fractals over the three bases, the island, combinators, profiles,
+//    distances), and the power profile where it saturates;
+//  - a 256x256 tile of the demo pipeline (pcg3d, the default hash).
+// Tolerances (those of the GLSL test):
+//   pcg3d hashes, derive_seed, saturated power profile   bit-exact
+//   shadertoy hashes                                      within 1e-4
+//   heights, gradients, noise, phase, Hessians            within 1e-4 absolute (Hessians: times
+//                                                         max(1, their largest |C++ value|); fractal
+//                                                         gradients: times their top frequency)
+//   ridge maps                                            within 1e-2 absolute
+//
+// Output, in the directory given as the only argument:
+//   manifest.json          row and output layout, the batches, and every group of rows with its
+//                          outputs (name, slot, tolerance; < 0 means bit-exact; vs_double)
+//   <hash>.rows.u32        the packed rows (little-endian u32)
+//   <hash>.cpu.f32         C++ float outputs, 8 a row
+//   <hash>.ref.f64         C++ double / reference values, 8 a row (NaN: none)
+//   <hash>.group.u32       group index of each row
+//   <hash>.line.u32        CSV line, point or sample index of each row (for the report)
+// Exit code 0, or 1 with a message on stderr.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gorge/gorge.hpp>
+#include <gorge/noise/field.hpp>
+#include <gorge/noise/fractal.hpp>
+#include <gorge/noise/island.hpp>
+#include <gorge/noise/simplex.hpp>
+#include <gorge/noise/value_noise.hpp>
+
+#include "support/reference.hpp"
+
+namespace {
+
+using gorge_test::csv_table;
+
+// Keep in sync with parity.wgsl and run_parity.mjs.
+constexpr std::size_t row_words = 32;
+constexpr std::size_t out_words = 8;
+enum row_kind : std::uint32_t {
+    kind_hash = 0,
+    kind_fbm = 1,
+    kind_phacelle = 2,
+    kind_filter = 3,
+    kind_demo = 4,
+    kind_seed = 5,
+    kind_basis = 6,
+    kind_fractal = 7,
+    kind_island = 8,
+    kind_profile = 9,
+    kind_distance = 10,
+    kind_combine = 11,
+};
+enum basis_id : std::uint32_t { basis_gradient = 0, basis_value = 1, basis_simplex = 2 };
+enum fractal_id : std::uint32_t { fractal_sum = 0, fractal_billow = 1, fractal_ridged = 2, fractal_damped = 3 };
+
+constexpr double bit_exact = -1.0;
+constexpr double value_tolerance = 1e-4;
+constexpr double ridge_tolerance = 1e-2;
+constexpr double steep_height_tolerance = 2e-5;
+constexpr double steep_ridge_tolerance = 5e-3;
+constexpr double near_coordinate = 8.0;  // reference rows beyond this are reported apart ("far")
+constexpr int tile_size = 256;
+constexpr int field_points = 128;
+
+std::uint32_t bits_of(float v) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+struct output_spec {
+    std::string name;
+    int slot;
+    double tolerance;
+    bool relative_to_range = false;  // tolerance times max(1, largest |C++ value| in the group)
+    bool vs_double = false;          // compared with the reference (double) values
+};
+
+struct group {
+    std::string name;
+    std::string line_kind;  // "line" (CSV line), "point" or "sample" (tile index)
+    std::vector<output_spec> outputs;
+};
+
+struct batch {
+    std::string hash;
+    std::vector<std::uint32_t> words;
+    std::vector<std::array<float, out_words>> cpu;
+    std::vector<std::array<double, out_words>> reference;
+    std::vector<std::uint32_t> group_of;
+    std::vector<std::uint32_t> line;
+
+    std::uint32_t* add_row(row_kind kind, std::size_t g, std::size_t where) {
+        words.resize(words.size() + row_words, 0u);
+        std::uint32_t* w = &words[words.size() - row_words];
+        w[0] = kind;
+        cpu.emplace_back();
+        cpu.back().fill(0.0f);
+        reference.emplace_back();
+        reference.back().fill(std::nan(""));
+        group_of.push_back(static_cast<std::uint32_t>(g));
+        line.push_back(static_cast<std::uint32_t>(where));
+        return w;
+    }
+};
+
+std::vector<group> groups;
+
+std::size_t new_group(std::string name, const char* line_kind, std::vector<output_spec> outputs) {
+    groups.push_back({std::move(name), line_kind, std::move(outputs)});
+    return groups.size() - 1;
+}
+
+std::vector<output_spec> outputs3(const char* a, const char* b, const char* c, int first = 0,
+                                  double gradient_tolerance = value_tolerance) {
+    return {{a, first, value_tolerance}, {b, first + 1, gradient_tolerance}, {c, first + 2, gradient_tolerance}};
+}
+
+void put_params(std::uint32_t* w, const gorge::erosion_params<float>& ep) {
+    const float params[] = {ep.scale,      ep.strength,   ep.gully_weight, ep.detail,          ep.rounding.x,
+                            ep.rounding.y, ep.rounding.z, ep.rounding.w,   ep.onset.x,         ep.onset.y,
+                            ep.onset.z,    ep.onset.w,    ep.assumed_slope.x, ep.assumed_slope.y};
+    for (std::size_t i = 0; i < 14; ++i) w[1 + i] = bits_of(params[i]);
+    w[15] = static_cast<std::uint32_t>(ep.octaves);
+    w[16] = bits_of(ep.lacunarity), w[17] = bits_of(ep.gain), w[18] = bits_of(ep.cell_scale);
+    w[19] = bits_of(ep.normalization);
+}
+
+void put_filter_inputs(std::uint32_t* w, glm::vec2 p, glm::vec3 h, float fade, std::uint32_t seed) {
+    w[20] = bits_of(p.x), w[21] = bits_of(p.y), w[22] = bits_of(h.x), w[23] = bits_of(h.y), w[24] = bits_of(h.z);
+    w[25] = bits_of(fade), w[26] = seed;
+}
+
+// ---- reference rows -------------------------------------------------------------------------------
+
+void fill_reference_rows(batch& b) {
+    {
+        const csv_table t("hash.csv");
+        const double tol = b.hash == "pcg3d" ? bit_exact : value_tolerance;
+        const std::size_t g = new_group("hash.csv " + b.hash, "line", {{"x", 0, tol}, {"y", 1, tol}});
+        for (std::size_t r = 0; r < t.size(); ++r) {
+            if (t.text(r, "hash") != b.hash) continue;
+            const auto cx = static_cast<std::int32_t>(t.number(r, "cx"));
+            const auto cy = static_cast<std::int32_t>(t.number(r, "cy"));
+            const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+            std::uint32_t* w = b.add_row(kind_hash, g, r + 2);
+            w[1] = static_cast<std::uint32_t>(cx), w[2] = static_cast<std::uint32_t>(cy), w[3] = seed;
+            const glm::vec2 h =
+                gorge_test::with_hash(b.hash, [&](auto hash) { return decltype(hash)::hash2(cx, cy, seed); });
+            b.cpu.back()[0] = h.x, b.cpu.back()[1] = h.y;
+            b.reference.back()[0] = t.number(r, "x"), b.reference.back()[1] = t.number(r, "y");
+        }
+    }
+    {
+        const csv_table t("noise.csv");
+        const std::size_t g_near = new_group("noise.csv " + b.hash + " |p| <= 8", "line", outputs3("value", "dx", "dy"));
+        const std::size_t g_far = new_group("noise.csv " + b.hash + " |p| > 8", "line", outputs3("value", "dx", "dy"));
+        for (std::size_t r = 0; r < t.size(); ++r) {
+            if (t.text(r, "hash") != b.hash) continue;
+            const double px = t.number(r, "px"), py = t.number(r, "py");
+            gorge::fbm_params<float> fp;
+            fp.frequency = float(t.number(r, "freq"));
+            fp.octaves = static_cast<int>(t.number(r, "octaves"));
+            fp.lacunarity = float(t.number(r, "lacunarity"));
+            fp.gain = float(t.number(r, "gain"));
+            const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+            const bool far = std::max(std::fabs(px), std::fabs(py)) > near_coordinate;
+            std::uint32_t* w = b.add_row(kind_fbm, far ? g_far : g_near, r + 2);
+            const glm::vec2 p{float(px), float(py)};
+            w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = bits_of(fp.frequency);
+            w[4] = static_cast<std::uint32_t>(fp.octaves), w[5] = bits_of(fp.lacunarity), w[6] = bits_of(fp.gain);
+            w[7] = seed;
+            const glm::vec3 n =
+                gorge_test::with_hash(b.hash, [&](auto hash) { return gorge::fbm<decltype(hash)>(p, fp, seed); });
+            b.cpu.back() = {n.x, n.y, n.z};
+            b.reference.back()[0] = t.number(r, "value");
+            b.reference.back()[1] = t.number(r, "dx");
+            b.reference.back()[2] = t.number(r, "dy");
+        }
+    }
+    {
+        const csv_table t("phacelle.csv");
+        const std::size_t g = new_group("phacelle.csv " + b.hash, "line",
+                                        {{"c", 0, value_tolerance}, {"s", 1, value_tolerance},
+                                         {"sidex", 2, value_tolerance}, {"sidey", 3, value_tolerance}});
+        for (std::size_t r = 0; r < t.size(); ++r) {
+            if (t.text(r, "hash") != b.hash) continue;
+            const glm::vec2 q(float(t.number(r, "qx")), float(t.number(r, "qy")));
+            const glm::vec2 dir(float(t.number(r, "dirx")), float(t.number(r, "diry")));
+            const float cell_freq = float(t.number(r, "cell_freq"));
+            const float phase_offset = float(t.number(r, "phase_offset"));
+            const float normalization = float(t.number(r, "normalization"));
+            const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+            std::uint32_t* w = b.add_row(kind_phacelle, g, r + 2);
+            w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = bits_of(dir.x), w[4] = bits_of(dir.y);
+            w[5] = bits_of(cell_freq), w[6] = bits_of(phase_offset), w[7] = bits_of(normalization), w[8] = seed;
+            const auto ph = gorge_test::with_hash(b.hash, [&](auto hash) {
+                return gorge::phacelle<decltype(hash)>(q, dir, cell_freq, phase_offset, normalization, seed);
+            });
+            b.cpu.back() = {ph.phase.x, ph.phase.y, ph.side.x, ph.side.y};
+            for (int i = 0; i < 4; ++i)
+                b.reference.back()[std::size_t(i)] = t.number(r, std::array<const char*, 4>{"c", "s", "sidex", "sidey"}[std::size_t(i)]);
+        }
+    }
+    {
+        const csv_table t("erosion_filter.csv");
+        const std::size_t g = new_group("erosion_filter.csv " + b.hash, "line",
+                                        {{"height_delta", 0, value_tolerance},
+                                         {"slope_delta_x", 1, value_tolerance},
+                                         {"slope_delta_y", 2, value_tolerance},
+                                         {"magnitude", 3, value_tolerance},
+                                         {"ridge_map", 4, ridge_tolerance},
+                                         {"fade_target", 5, value_tolerance}});
+        const char* const columns[] = {"height_delta", "slope_delta_x", "slope_delta_y", "magnitude", "ridge_map",
+                                       "fade_target"};
+        for (std::size_t r = 0; r < t.size(); ++r) {
+            if (t.text(r, "hash") != b.hash) continue;
+            const gorge::erosion_params<float> ep = gorge_test::erosion_params_of<float>(t, r);
+            if (const gorge::invalid_parameter bad = ep.first_invalid())
+                throw std::runtime_error("reference row has invalid " + bad.to_string());
+            const glm::vec2 p(float(t.number(r, "px")), float(t.number(r, "py")));
+            const glm::vec3 h(float(t.number(r, "h")), float(t.number(r, "hx")), float(t.number(r, "hy")));
+            const float fade = float(t.number(r, "fade_target_in"));
+            const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
+            std::uint32_t* w = b.add_row(kind_filter, g, r + 2);
+            put_params(w, ep);
+            put_filter_inputs(w, p, h, fade, seed);
+            const gorge::erosion_result<float> e = gorge_test::with_hash(
+                b.hash, [&](auto hash) { return gorge::erosion_filter<decltype(hash)>(p, h, fade, ep, seed); });
+            b.cpu.back() = {e.height_delta, e.slope_delta.x, e.slope_delta.y, e.magnitude, e.ridge_map, e.fade_target};
+            for (std::size_t i = 0; i < 6; ++i) b.reference.back()[i] = t.number(r, columns[i]);
+        }
+    }
+}
+
+void add_demo_row(batch& b, std::size_t g, std::size_t where, glm::vec2 p, std::uint32_t seed) {
+    std::uint32_t* w = b.add_row(kind_demo, g, where);
+    w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed;
+    const gorge::demo_sample<float> s =
+        gorge_test::with_hash(b.hash, [&](auto hash) { return gorge::demo_pipeline<decltype(hash)>(p, seed); });
+    b.cpu.back() = {s.height, s.ridge_map, s.input_height};
+}
+
+void fill_demo_rows(batch& b) {
+    const csv_table t("demo.csv");
+    const std::size_t g = new_group("demo.csv " + b.hash, "line",
+                                    {{"eroded_height", 0, value_tolerance}, {"ridge_map", 1, ridge_tolerance}});
+    for (std::size_t r = 0; r < t.size(); ++r) {
+        if (t.text(r, "hash") != b.hash) continue;
+        add_demo_row(b, g, r + 2, glm::vec2(float(t.number(r, "px")), float(t.number(r, "py"))),
+                     static_cast<std::uint32_t>(t.number(r, "seed")));
+        b.reference.back()[0] = t.number(r, "eroded_height");
+        b.reference.back()[1] = t.number(r, "ridge_map");
+    }
+}
+
+// The demo example's tile: sample (x, y) at ((x + 0.5) / size, (y + 0.5) / size), seed 0.
+void fill_demo_tile(batch& b) {
+    const std::size_t g = new_group("demo tile 256x256 " + b.hash, "sample",
+                                    {{"height", 0, value_tolerance},
+                                     {"ridge_map", 1, ridge_tolerance},
+                                     {"input_height", 2, value_tolerance}});
+    const float spacing = 1.0f / float(tile_size);
+    for (int y = 0; y < tile_size; ++y)
+        for (int x = 0; x < tile_size; ++x)
+            add_demo_row(b, g, std::size_t(y) * tile_size + std::size_t(x),
+                         glm::vec2((float(x) + 0.5f) * spacing, (float(y) + 0.5f) * spacing), 0u);
+}
+
+// ---- steep slopes ---------------------------------------------------------------------------------
+
+constexpr int steep_first_decade = -6, steep_last_decade = 12;
+constexpr int steep_steps_per_decade = 4;
+constexpr int steep_directions = 8;
+
+void fill_steep_rows(batch& b) {
+    const std::size_t g = new_group("steep slopes " + b.hash, "point",
+                                    {{"height_delta", 0, value_tolerance},
+                                     {"slope_delta_x", 1, value_tolerance},
+                                     {"slope_delta_y", 2, value_tolerance},
+                                     {"ridge_map", 4, ridge_tolerance},
+                                     {"fade_target", 5, value_tolerance},
+                                     {"height_delta vs double", 0, steep_height_tolerance, false, true},
+                                     {"ridge_map vs double", 4, steep_ridge_tolerance, false, true}});
+    const glm::vec2 positions[] = {{0.3f, 0.7f}, {-1.7f, 2.2f}, {5.1f, -3.4f}};
+    const float fades[] = {-0.6f, 0.2f, 0.9f};
+    const std::uint32_t seeds[] = {0u, 7u, 4000000000u};
+    const gorge::erosion_params<float> pf;
+    const gorge::erosion_params<double> pd;
+    constexpr double two_pi = 6.283185307179586;
+    std::size_t index = 0;
+    for (int step = steep_first_decade * steep_steps_per_decade; step <= steep_last_decade * steep_steps_per_decade;
+         ++step) {
+        const double len = std::pow(10.0, double(step) / steep_steps_per_decade);
+        for (int d = 0; d < steep_directions; ++d) {
+            const double angle = two_pi * (d + 0.3) / steep_directions;  // off the axes
+            for (std::size_t k = 0; k < 3; ++k, ++index) {
+                const glm::vec2 p = positions[k];
+                const glm::vec3 h(0.5f, float(len * std::cos(angle)), float(len * std::sin(angle)));
+                const float fade = fades[(k + std::size_t(d)) % 3];
+                const std::uint32_t seed = seeds[(k + std::size_t(step + 100)) % 3];
+                std::uint32_t* w = b.add_row(kind_filter, g, index);
+                put_params(w, pf);
+                put_filter_inputs(w, p, h, fade, seed);
+                gorge_test::with_hash(b.hash, [&](auto hash) {
+                    using Hash = decltype(hash);
+                    const gorge::erosion_result<float> f = gorge::erosion_filter<Hash>(p, h, fade, pf, seed);
+                    const gorge::erosion_result<double> e =
+                        gorge::erosion_filter<Hash>(glm::dvec2(p), glm::dvec3(h), double(fade), pd, seed);
+                    b.cpu.back() = {f.height_delta, f.slope_delta.x, f.slope_delta.y, f.magnitude, f.ridge_map,
+                                    f.fade_target};
+                    b.reference.back()[0] = e.height_delta;
+                    b.reference.back()[4] = e.ridge_map;
+                    return 0;
+                });
+            }
+        }
+    }
+}
+
+// ---- noise fields ---------------------------------------------------------------------------------
+
+/// Point i of the R2 low-discrepancy sequence, scaled to [lo, hi]^2.
+glm::vec2 r2_point(int i, float lo, float hi) {
+    const double a = std::fmod(0.5 + 0.7548776662466927 * i, 1.0), b = std::fmod(0.5 + 0.5698402909980532 * i, 1.0);
+    return {float(lo + (hi - lo) * a), float(lo + (hi - lo) * b)};
+}
+
+std::uint32_t field_seed(int i) {
+    const std::uint32_t seeds[] = {0u, 7u, 2024u, 4000000000u};
+    return seeds[i % 4];
+}
+
+const char* const basis_names[] = {"gradient", "value", "simplex"};
+
+template <class Hash, class F>
+decltype(auto) with_basis(std::uint32_t basis, F&& f) {
+    if (basis == basis_value) return f(gorge::value_basis<Hash>{});
+    if (basis == basis_simplex) return f(gorge::simplex_basis<Hash>{});
+    return f(gorge::gradient_basis<Hash>{});
+}
+
+// Gradient tolerance of a fractal field: 1e-4 times its highest octave frequency (the GLSL test's
+// fractal_gradient_tolerance: a device that fuses multiply-adds rounds the lattice-relative
+// position differently, and the gradient error grows with the frequency).
+double fractal_gradient_tolerance(double frequency, int octaves, double lacunarity) {
+    return value_tolerance * std::max(1.0, frequency * std::pow(lacunarity, octaves - 1));
+}
+
+void fill_noise_field_rows(batch& b) {
+    std::size_t g = new_group("derive_seed " + b.hash, "point", {{"seed", 0, bit_exact}});
+    for (int i = 0; i < field_points; ++i) {
+        const std::uint32_t seed = field_seed(i) + std::uint32_t(i) * 2654435761u, stream = std::uint32_t(i % 7);
+        std::uint32_t* w = b.add_row(kind_seed, g, std::size_t(i));
+        w[1] = seed, w[2] = stream;
+        const std::uint32_t want = gorge::derive_seed(seed, stream);
+        std::memcpy(&b.cpu.back()[0], &want, sizeof want);
+    }
+
+    gorge_test::with_hash(b.hash, [&](auto hash) {
+        using Hash = decltype(hash);
+        for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
+            std::vector<output_spec> outs = outputs3("value", "dx", "dy");
+            for (const char* h : {"dxx", "dxy", "dyy"}) outs.push_back({h, int(outs.size()), value_tolerance, true});
+            g = new_group(std::string(basis_names[basis]) + " noise d2 " + b.hash, "point", outs);
+            for (int i = 0; i < field_points; ++i) {
+                const glm::vec2 q = r2_point(i, -6.0f, 6.0f);
+                const std::uint32_t seed = field_seed(i);
+                std::uint32_t* w = b.add_row(kind_basis, g, std::size_t(i));
+                w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis;
+                const gorge::noise_d2<float> n =
+                    with_basis<Hash>(basis, [&](auto B) { return decltype(B)::template eval_d2<float>(q, seed); });
+                b.cpu.back() = {n.value, n.gradient.x, n.gradient.y, n.dxx, n.dxy, n.dyy};
+            }
+        }
+        const char* const fractal_names[] = {"fractal_sum", "billow", "ridged", "damped_fbm"};
+        for (std::uint32_t which : {fractal_sum, fractal_billow, fractal_ridged, fractal_damped}) {
+            for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
+                const gorge::fbm_params<float> fp{1.5f, 5, 2.0f, 0.5f};
+                const gorge::ridged_params<float> rp{};
+                const gorge::damped_fbm_params<float> dp{};
+                const double grad_tol =
+                    which == fractal_ridged   ? fractal_gradient_tolerance(rp.frequency, rp.octaves, rp.lacunarity)
+                    : which == fractal_damped ? fractal_gradient_tolerance(dp.frequency, dp.octaves, dp.lacunarity)
+                                              : fractal_gradient_tolerance(fp.frequency, fp.octaves, fp.lacunarity);
+                g = new_group(std::string(fractal_names[which]) + " " + basis_names[basis] + " " + b.hash, "point",
+                              outputs3("value", "dx", "dy", 0, grad_tol));
+                for (int i = 0; i < field_points; ++i) {
+                    const glm::vec2 p = r2_point(i, -2.0f, 2.0f);
+                    const std::uint32_t seed = field_seed(i);
+                    std::uint32_t* w = b.add_row(kind_fractal, g, std::size_t(i));
+                    w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed, w[4] = which, w[5] = basis;
+                    if (which == fractal_ridged) {
+                        w[6] = bits_of(rp.frequency), w[7] = std::uint32_t(rp.octaves), w[8] = bits_of(rp.lacunarity);
+                        w[9] = bits_of(rp.gain), w[10] = bits_of(rp.offset), w[11] = bits_of(rp.feedback);
+                    } else if (which == fractal_damped) {
+                        w[6] = bits_of(dp.frequency), w[7] = std::uint32_t(dp.octaves), w[8] = bits_of(dp.lacunarity);
+                        w[9] = bits_of(dp.gain), w[10] = bits_of(dp.damping);
+                    } else {
+                        w[6] = bits_of(fp.frequency), w[7] = std::uint32_t(fp.octaves), w[8] = bits_of(fp.lacunarity);
+                        w[9] = bits_of(fp.gain);
+                    }
+                    const glm::vec3 v = with_basis<Hash>(basis, [&](auto B) {
+                        using Basis = decltype(B);
+                        if (which == fractal_sum) return gorge::fractal_sum<Basis>(p, fp, seed);
+                        if (which == fractal_billow) return gorge::billow<Basis>(p, fp, seed);
+                        if (which == fractal_ridged) return gorge::ridged<Basis>(p, rp, seed);
+                        return gorge::damped_fbm<Basis>(p, dp, seed);
+                    });
+                    b.cpu.back() = {v.x, v.y, v.z};
+                }
+            }
+        }
+        for (gorge::falloff_shape shape : {gorge::falloff_shape::radial, gorge::falloff_shape::square_bump}) {
+            const std::uint32_t basis = shape == gorge::falloff_shape::radial ? basis_gradient : basis_simplex;
+            gorge::island_params<float> ip;
+            ip.falloff.shape = shape;
+            std::vector<output_spec> outs = outputs3(
+                "height", "height dx", "height dy", 0,
+                fractal_gradient_tolerance(ip.terrain.frequency, ip.terrain.octaves, ip.terrain.lacunarity));
+            for (const output_spec& o :
+                 outputs3("moisture", "moisture dx", "moisture dy", 3,
+                          fractal_gradient_tolerance(ip.moisture.frequency, ip.moisture.octaves, ip.moisture.lacunarity)))
+                outs.push_back(o);
+            g = new_group(std::string("island ") + (basis == basis_gradient ? "radial gradient " : "square simplex ") +
+                              b.hash,
+                          "point", outs);
+            for (int i = 0; i < field_points; ++i) {
+                const glm::vec2 p = r2_point(i, -1.3f, 1.3f);
+                const std::uint32_t seed = field_seed(i);
+                std::uint32_t* w = b.add_row(kind_island, g, std::size_t(i));
+                w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed;
+                w[4] = shape == gorge::falloff_shape::radial ? 0u : 1u, w[5] = basis;
+                const auto pair = with_basis<Hash>(basis, [&](auto B) {
+                    using Basis = decltype(B);
+                    return std::make_pair(gorge::island_height_field<float, Basis>(ip, seed)(p),
+                                          gorge::island_moisture_field<float, Basis>(ip, seed)(p));
+                });
+                b.cpu.back() = {pair.first.x, pair.first.y, pair.first.z, pair.second.x, pair.second.y, pair.second.z};
+            }
+        }
+        {
+            std::vector<output_spec> outs = outputs3("transform", "transform dx", "transform dy");
+            for (const output_spec& o : outputs3("product", "product dx", "product dy", 3)) outs.push_back(o);
+            g = new_group("transform, product " + b.hash, "point", outs);
+        }
+        const glm::mat2 m = glm::mat2(0.8f, 0.6f, -0.6f, 0.8f) * 1.5f;  // as in parity.wgsl
+        const glm::vec2 t(0.25f, -1.5f);
+        for (int i = 0; i < field_points; ++i) {
+            const glm::vec2 p = r2_point(i, -4.0f, 4.0f);
+            const std::uint32_t seed = field_seed(i);
+            std::uint32_t* w = b.add_row(kind_combine, g, std::size_t(i));
+            w[1] = bits_of(p.x), w[2] = bits_of(p.y), w[3] = seed;
+            const auto grad_noise = [seed](auto q) { return gorge::gradient_noise<Hash>(q, seed); };
+            const auto value_noise = [seed](auto q) { return gorge::value_noise<Hash>(q, seed); };
+            const glm::vec3 tv = gorge::transform(grad_noise, m, t)(p);
+            const glm::vec3 pv = gorge::product(grad_noise, value_noise)(p);
+            b.cpu.back() = {tv.x, tv.y, tv.z, pv.x, pv.y, pv.z};
+        }
+        return 0;
+    });
+
+    g = new_group("power, terrace profiles " + b.hash, "point",
+                  {{"power", 0, value_tolerance}, {"power slope", 1, value_tolerance},
+                   {"terrace", 2, value_tolerance}, {"terrace slope", 3, value_tolerance}});
+    const float exponents[] = {0.5f, 1.0f, 1.8f, 3.0f};
+    for (int i = 0; i < field_points; ++i) {
+        const float e = r2_point(i, -1.0f, 1.5f).x;
+        const float k = exponents[i % 4], steps = 4.0f, ramp = (i % 2) ? 0.3f : 1.0f;
+        std::uint32_t* w = b.add_row(kind_profile, g, std::size_t(i));
+        w[1] = bits_of(e), w[2] = bits_of(k), w[3] = bits_of(steps), w[4] = bits_of(ramp);
+        const glm::vec2 pw = gorge::power_profile<float>{k}(e);
+        const glm::vec2 te = gorge::terrace_profile<float>{steps, ramp}(e);
+        b.cpu.back() = {pw.x, pw.y, te.x, te.y};
+    }
+    g = new_group("power profile saturation " + b.hash, "point", {{"power", 0, bit_exact}, {"power slope", 1, bit_exact}});
+    {
+        const float huge_inputs[] = {1e20f, -1e20f, 3e38f, -3e38f, 0.0f};
+        const float steep_exponents[] = {3.0f, 5.0f, 40.0f};
+        std::size_t index = 0;
+        for (float e : huge_inputs)
+            for (float k : steep_exponents) {
+                std::uint32_t* w = b.add_row(kind_profile, g, index++);
+                w[1] = bits_of(e), w[2] = bits_of(k), w[3] = bits_of(1.0f), w[4] = bits_of(1.0f);
+                const glm::vec2 pw = gorge::power_profile<float>{k}(e);
+                b.cpu.back() = {pw.x, pw.y, 0.0f, 0.0f};
+            }
+    }
+    {
+        std::vector<output_spec> outs = outputs3("radial", "radial dx", "radial dy");
+        for (const output_spec& o : outputs3("square bump", "square dx", "square dy", 3)) outs.push_back(o);
+        g = new_group("falloff distances " + b.hash, "point", outs);
+    }
+    for (int i = 0; i < field_points; ++i) {
+        const glm::vec2 n = r2_point(i, -1.5f, 1.5f);
+        std::uint32_t* w = b.add_row(kind_distance, g, std::size_t(i));
+        w[1] = bits_of(n.x), w[2] = bits_of(n.y);
+        const glm::vec3 r = gorge::radial_distance(n), q = gorge::square_bump_distance(n);
+        b.cpu.back() = {r.x, r.y, r.z, q.x, q.y, q.z};
+    }
+}
+
+// Scales the relative_to_range tolerances by max(1, largest |C++ value| of the output in its group).
+void resolve_relative_tolerances(const std::vector<batch>& batches) {
+    for (std::size_t gi = 0; gi < groups.size(); ++gi)
+        for (output_spec& o : groups[gi].outputs) {
+            if (!o.relative_to_range) continue;
+            double largest = 1.0;
+            for (const batch& b : batches)
+                for (std::size_t r = 0; r < b.group_of.size(); ++r)
+                    if (b.group_of[r] == gi)
+                        largest = std::max(largest, std::fabs(double(b.cpu[r][std::size_t(o.slot)])));
+            o.tolerance *= largest;
+        }
+}
+
+template <class T>
+void write_binary(const std::string& path, const T* data, std::size_t count) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+void write_outputs(const std::string& dir, const std::vector<batch>& batches) {
+    std::string json = "{\n  \"row_words\": " + std::to_string(row_words) + ",\n  \"out_words\": " +
+                       std::to_string(out_words) + ",\n  \"tile_size\": " + std::to_string(tile_size) +
+                       ",\n  \"batches\": [";
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+        const batch& b = batches[i];
+        const std::string stem = dir + "/" + b.hash;
+        write_binary(stem + ".rows.u32", b.words.data(), b.words.size());
+        write_binary(stem + ".cpu.f32", b.cpu.data()->data(), b.cpu.size() * out_words);
+        write_binary(stem + ".ref.f64", b.reference.data()->data(), b.reference.size() * out_words);
+        write_binary(stem + ".group.u32", b.group_of.data(), b.group_of.size());
+        write_binary(stem + ".line.u32", b.line.data(), b.line.size());
+        json += std::string(i ? "," : "") + "\n    {\"hash\": " + json_string(b.hash) +
+                ", \"rows\": " + std::to_string(b.group_of.size()) + "}";
+    }
+    json += "\n  ],\n  \"groups\": [";
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const group& g = groups[gi];
+        json += std::string(gi ? "," : "") + "\n    {\"name\": " + json_string(g.name) +
+                ", \"line_kind\": " + json_string(g.line_kind) + ", \"outputs\": [";
+        for (std::size_t oi = 0; oi < g.outputs.size(); ++oi) {
+            const output_spec& o = g.outputs[oi];
+            char tol[40];
+            std::snprintf(tol, sizeof tol, "%.17g", o.tolerance);
+            json += std::string(oi ? ", " : "") + "{\"name\": " + json_string(o.name) +
+                    ", \"slot\": " + std::to_string(o.slot) + ", \"tolerance\": " + tol +
+                    ", \"vs_double\": " + (o.vs_double ? "true" : "false") + "}";
+        }
+        json += "]}";
+    }
+    json += "\n  ]\n}\n";
+    std::ofstream out(dir + "/manifest.json");
+    out << json;
+    if (!out) throw std::runtime_error("cannot write " + dir + "/manifest.json");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
+        return 2;
+    }
+    try {
+        std::vector<batch> batches;
+        for (const char* hash : {"pcg3d", "shadertoy"}) {
+            batch b;
+            b.hash = hash;
+            fill_reference_rows(b);
+            fill_steep_rows(b);
+            fill_demo_rows(b);
+            // The tile uses gorge's default hash, as the GLSL test's tile does.
+            if (b.hash == "pcg3d") fill_demo_tile(b);
+            fill_noise_field_rows(b);
+            batches.push_back(std::move(b));
+        }
+        resolve_relative_tolerances(batches);
+        write_outputs(argv[1], batches);
+        std::size_t rows = 0;
+        for (const batch& b : batches) rows += b.group_of.size();
+        std::printf("wrote %zu rows in %zu groups to %s\n", rows, groups.size(), argv[1]);
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "wgsl_rows: %s\n", e.what());
+        return 1;
+    }
+}
