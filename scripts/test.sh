@@ -6,7 +6,7 @@
 # Last, the multithreaded tests (tiles, parallel droplet and thermal erosion) run under
 # ThreadSanitizer.
 # Every optional part is asked for explicitly (ON), so a missing dependency fails the run instead
-# of being skipped.
+# of being skipped (GORGE_REQUIRE_BROWSER: the WGSL test in headless Chromium).
 # Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ echo "== Release build and tests"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release \
   -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=ON -DGORGE_BUILD_BENCHMARKS=ON -DGORGE_USE_XSIMD=ON \
   -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON -DGORGE_BUILD_CLI=ON \
-  -DGORGE_REQUIRE_VULKAN=ON >/dev/null
+  -DGORGE_REQUIRE_VULKAN=ON -DGORGE_REQUIRE_BROWSER=ON >/dev/null
 cmake --build "$root/build/release" -j "$jobs"
 ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs"
 
@@ -27,7 +27,7 @@ if [[ ${1:-} != --no-sanitize ]]; then
   cmake -S "$root" -B "$root/build/sanitize" -DCMAKE_BUILD_TYPE=Debug \
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_USE_XSIMD=ON \
     -DGORGE_BUILD_IO=ON -DGORGE_IO_USE_GDAL=ON -DGORGE_BUILD_CLI=ON \
-    -DGORGE_REQUIRE_VULKAN=ON \
+    -DGORGE_REQUIRE_VULKAN=ON -DGORGE_REQUIRE_BROWSER=ON \
     "-DCMAKE_CXX_FLAGS=$san" "-DCMAKE_EXE_LINKER_FLAGS=$san" >/dev/null
   cmake --build "$root/build/sanitize" -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
