@@ -24,6 +24,7 @@
 #include "erosion/droplet_params.hpp"
 #include "erosion/droplet.hpp"
 #include "erosion/thermal.hpp"
+#include "erosion/landscape_evolution.hpp"
 #include "drainage/d8.hpp"
 #include "drainage/depression_fill.hpp"
 #include "drainage/flow.hpp"

@@ -1,0 +1,169 @@
+// gorge/erosion/detail/evolution_diffusion.hpp — implicit hillslope diffusion of the landscape
+// evolution model: one backward-Euler solve per row, then per column (locally one-dimensional
+// splitting), each a tridiagonal system (Thomas algorithm), or a cyclic one (Sherman–Morrison)
+// for a periodic line without base-level cells.
+//
+// Internal to gorge/erosion/landscape_evolution.hpp; see its header comment for the model.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "evolution_routing.hpp"
+
+namespace gorge {
+namespace detail {
+
+/// Scratch of one line solve.
+template <class T>
+struct evo_line_scratch {
+    std::vector<T> value, c, d, z;
+    std::vector<std::uint8_t> kind;
+    void resize(std::size_t n) {
+        value.resize(n);
+        c.resize(n);
+        d.resize(n);
+        z.resize(n);
+        kind.resize(n);
+    }
+};
+
+/// Solves (1 + a·nb_j)·v_j - a·v_{j-1} - a·v_{j+1} = r_j on cells v[0..len) of a segment (in
+/// place: r in, v out), where nb_j counts the neighbours j has in the line, the neighbours
+/// before the first and after the last cell being the fixed values `left` / `right` when
+/// has_left / has_right (they enter the right-hand side) and absent otherwise (no flux).
+/// c is scratch of len elements.
+template <class T>
+void evo_thomas(T* v, T* c, std::size_t len, T a, bool has_left, T left, bool has_right, T right) {
+    if (len == 0) return;
+    if (has_left) v[0] += a * left;
+    if (has_right) v[len - 1] += a * right;
+    const auto diag = [&](std::size_t j) {
+        const T nb = T(int(j > 0 || has_left) + int(j + 1 < len || has_right));
+        return T(1) + a * nb;
+    };
+    // Forward sweep: c_j = -a / m_j, v_j = (r_j + a·v_{j-1}) / m_j with m_j = diag_j + a·c_{j-1}.
+    T m = diag(0);
+    c[0] = -a / m;
+    v[0] = v[0] / m;
+    for (std::size_t j = 1; j < len; ++j) {
+        m = diag(j) + a * c[j - 1];
+        c[j] = -a / m;
+        v[j] = (v[j] + a * v[j - 1]) / m;
+    }
+    for (std::size_t j = len - 1; j-- > 0;) v[j] -= c[j] * v[j + 1];
+}
+
+/// Solves the cyclic system (1 + 2a)·v_j - a·v_{j-1} - a·v_{j+1} = r_j (indices mod len) in
+/// place, by the Sherman–Morrison formula around two Thomas solves.
+template <class T>
+void evo_cyclic(evo_line_scratch<T>& s, std::size_t len, T a) {
+    T* v = s.value.data();
+    if (len <= 1) return;
+    if (len == 2) {
+        // Both neighbours of each cell are the other cell: [[1+2a, -2a], [-2a, 1+2a]].
+        const T p = T(1) + T(2) * a, q = T(2) * a;
+        const T det = p * p - q * q;  // = 1 + 4a > 0
+        const T v0 = (p * v[0] + q * v[1]) / det, v1 = (q * v[0] + p * v[1]) / det;
+        v[0] = v0;
+        v[1] = v1;
+        return;
+    }
+    // A = B + u·wᵀ with u = (γ, 0, …, 0, -a)ᵀ, w = (1, 0, …, 0, -a/γ)ᵀ, γ = -(1 + 2a); B is
+    // tridiagonal with diagonal 1 + 2a except B_00 = 1 + 2a - γ, B_ll = 1 + 2a - a²/γ.
+    const T b = T(1) + T(2) * a, gamma = -b;
+    T* z = s.z.data();
+    T* c = s.c.data();
+    const auto solve = [&](T* x, T b0, T bl) {
+        T m = b0;
+        c[0] = -a / m;
+        x[0] = x[0] / m;
+        for (std::size_t j = 1; j < len; ++j) {
+            m = (j + 1 == len ? bl : b) + a * c[j - 1];
+            c[j] = -a / m;
+            x[j] = (x[j] + a * x[j - 1]) / m;
+        }
+        for (std::size_t j = len - 1; j-- > 0;) x[j] -= c[j] * x[j + 1];
+    };
+    const T b0 = b - gamma, bl = b - a * a / gamma;
+    solve(v, b0, bl);
+    for (std::size_t j = 0; j < len; ++j) z[j] = T(0);
+    z[0] = gamma;
+    z[len - 1] = -a;
+    solve(z, b0, bl);
+    const T beta_over_gamma = -a / gamma;
+    const T factor = (v[0] + beta_over_gamma * v[len - 1]) / (T(1) + z[0] + beta_over_gamma * z[len - 1]);
+    for (std::size_t j = 0; j < len; ++j) v[j] -= factor * z[j];
+}
+
+/// One implicit diffusion solve along a gathered line s.value[0..len) with kinds s.kind
+/// (base-level cells fixed, no-data cells breaking the line), periodic when `wrap`. Returns the
+/// height (× cells) that flowed into base-level cells: a·(v_free - v_base) summed over every
+/// free cell next to a base cell along the line (the exact loss of the solved system).
+template <class T>
+double evo_diffuse_line(evo_line_scratch<T>& s, std::size_t len, T a, bool wrap) {
+    T* v = s.value.data();
+    const std::uint8_t* k = s.kind.data();
+    std::size_t first_stop = len;  // first non-free cell
+    for (std::size_t j = 0; j < len; ++j)
+        if (k[j] != evo_free) {
+            first_stop = j;
+            break;
+        }
+    if (first_stop == len) {
+        if (wrap)
+            evo_cyclic(s, len, a);
+        else
+            evo_thomas(v, s.c.data(), len, a, false, T(0), false, T(0));
+        return 0.0;
+    }
+    double out = 0;
+    // Segments of free cells between stops; with wrap, the one across the line's ends is copied
+    // into s.d (contiguous) and back.
+    const auto segment = [&](std::size_t start, std::size_t count, std::size_t before, bool has_before,
+                             std::size_t after, bool has_after) {
+        if (count == 0) return;
+        const bool left = has_before && k[before] == evo_base;
+        const bool right = has_after && k[after] == evo_base;
+        const T lv = left ? v[before] : T(0), rv = right ? v[after] : T(0);
+        T* buf = s.d.data();
+        for (std::size_t j = 0; j < count; ++j) buf[j] = v[(start + j) % len];
+        evo_thomas(buf, s.c.data(), count, a, left, lv, right, rv);
+        for (std::size_t j = 0; j < count; ++j) v[(start + j) % len] = buf[j];
+        if (left) out += double(a) * (double(buf[0]) - double(lv));
+        if (right) out += double(a) * (double(buf[count - 1]) - double(rv));
+    };
+    if (!wrap) {
+        // Leading segment (closed edge before it), then between stops, then the trailing one.
+        segment(0, first_stop, 0, false, first_stop, true);
+        std::size_t prev = first_stop;
+        for (std::size_t j = first_stop + 1; j <= len; ++j) {
+            if (j == len) {
+                segment(prev + 1, len - prev - 1, prev, true, 0, false);
+                break;
+            }
+            if (k[j] != evo_free) {
+                segment(prev + 1, j - prev - 1, prev, true, j, true);
+                prev = j;
+            }
+        }
+        return out;
+    }
+    // Periodic: walk once around the ring from the first stop.
+    std::size_t prev = first_stop;
+    for (std::size_t step = 1; step <= len; ++step) {
+        const std::size_t j = (first_stop + step) % len;
+        if (k[j] != evo_free) {
+            const std::size_t count = step - 1 - ((prev + len - first_stop) % len);
+            segment((prev + 1) % len, count, prev, true, j, true);
+            prev = j;
+        }
+    }
+    return out;
+}
+
+}  // namespace detail
+}  // namespace gorge
