@@ -147,9 +147,11 @@ async function runInPage(code, rowsBase64, rowCount, outWordsPerRow) {
 }
 
 // Flags: WebGPU is behind --enable-unsafe-webgpu on Linux; SwiftShader is the CPU adapter that
-// needs no GPU; --no-sandbox because CI containers run as root.
-const browserArgs = ['--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
-  '--enable-features=Vulkan'];
+// needs no GPU (GORGE_WEBGPU_ADAPTER=default leaves the choice to Chromium, e.g. to try a real
+// GPU); --no-sandbox because CI containers run as root.
+const adapterChoice = process.env.GORGE_WEBGPU_ADAPTER || 'swiftshader';
+const browserArgs = ['--no-sandbox', '--enable-unsafe-webgpu'];
+if (adapterChoice !== 'default') browserArgs.push(`--use-webgpu-adapter=${adapterChoice}`);
 
 // ---- comparison (the GLSL parity test's rules) -------------------------------------------------
 function f32bits(x) {
