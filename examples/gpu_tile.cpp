@@ -16,8 +16,8 @@
 // The SPIR-V (gpu_tile.spv) is compiled at build time and looked up next to the executable, or in
 // GORGE_GPU_TILE_SPIRV. The build also compiles gpu_tile.hlsl, the same shader written with gorge's
 // HLSL include, to gpu_tile_hlsl.spv: GORGE_GPU_TILE_SPIRV=<that file> times the HLSL port (its
-// workgroup is fixed at 16x16, the default here). Runs on any Vulkan 1.1 device, e.g. Mesa's lavapipe or an NVIDIA GPU;
-// GORGE_VULKAN_DEVICE=<part of the name> picks one device among several.
+// workgroup is fixed at 16x16, the default here). Runs on any Vulkan 1.1 device, e.g. Mesa's
+// lavapipe or an NVIDIA GPU; GORGE_VULKAN_DEVICE=<part of the name> picks one device among several.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // GPU parity test: runs include/gorge/glsl/gorge.glsl in a Vulkan compute shader (parity.comp,
-// compiled to SPIR-V at build time, once per hash policy) - or, given the HLSL shaders' directory and
-// prefix, include/gorge/hlsl/gorge.hlsl (tests/hlsl/parity.hlsl, the same rows compiled by glslang's
-// HLSL front end) - and compares each output with gorge's
-// C++ float path on the same inputs:
+// compiled to SPIR-V at build time, once per hash policy) - or, given their directory and prefix
+// (see Usage), the same rows in include/gorge/hlsl/gorge.hlsl (tests/hlsl/parity.hlsl, compiled by
+// glslang's HLSL front end) - and compares each output with gorge's C++ float path on the same
+// inputs:
 //  - every row of tests/data/reference (both hash policies);
 //  - a 512x512 tile of the demo pipeline (pcg3d, the default hash);
 //  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
@@ -676,7 +676,7 @@ int main(int argc, char** argv) {
     try {
         std::unique_ptr<gorge_vk::context> ctx;
         try {
-            ctx = std::make_unique<gorge_vk::context>("gorge GLSL parity test");
+            ctx = std::make_unique<gorge_vk::context>("gorge shader parity test");
         } catch (const gorge_vk::no_device& e) {
             std::printf("%s: %s\n", must_run ? "FAIL (GORGE_VULKAN_REQUIRED is set)" : "SKIP", e.what());
             std::printf("This test runs %s on a Vulkan device; install a driver (e.g. Mesa's lavapipe,\n"

@@ -208,25 +208,33 @@ void scan_port(port& p) {
     p.present = ok;
     if (!ok) return;
     const bool wgsl = p.name == "WGSL";
-    // Functions: a return type (or `fn`) at the start of a line, the name, '('.
-    static const std::regex c_function(R"((?:^|\n)[ \t]*(?!return\b|else\b)(?:[A-Za-z_]\w*[ \t]+)+(gorge_\w+)[ \t]*\()");
+    // Functions: a return type (or `fn`) at the start of a line, the name, '('. File-scope
+    // constants: `const` (GLSL, WGSL) or `static const` (HLSL) at the start of a line. Structs:
+    // `struct gorge_name {`.
+    static const std::regex c_function(R"(^[ \t]*(?!return\b|else\b)(?:[A-Za-z_]\w*[ \t]+)+(gorge_\w+)[ \t]*\()");
     static const std::regex wgsl_function(R"(\bfn[ \t]+(gorge_\w+)[ \t]*\()");
+    static const std::regex c_constant(R"(^(?:static[ \t]+)?const[ \t]+\w+[ \t]+(gorge_\w+)[ \t]*=)");
+    static const std::regex wgsl_constant(R"(^const[ \t]+(gorge_\w+)[ \t]*[:=])");
     const std::regex& fn = wgsl ? wgsl_function : c_function;
-    for (std::sregex_iterator it(text.begin(), text.end(), fn), end; it != end; ++it)
-        if (is_public((*it)[1])) p.functions.insert((*it)[1]);
-    // File-scope constants.
-    static const std::regex c_constant(R"((?:^|\n)(?:static[ \t]+)?const[ \t]+\w+[ \t]+(gorge_\w+)[ \t]*=)");
-    static const std::regex wgsl_constant(R"((?:^|\n)const[ \t]+(gorge_\w+)[ \t]*[:=])");
-    for (std::sregex_iterator it(text.begin(), text.end(), wgsl ? wgsl_constant : c_constant), end; it != end; ++it)
-        if (is_public((*it)[1])) p.constants.insert((*it)[1]);
-    // Structs.
+    const std::regex& constant = wgsl ? wgsl_constant : c_constant;
     static const std::regex structure(R"(\bstruct[ \t]+(gorge_\w+)\s*\{)");
-    for (std::sregex_iterator it(text.begin(), text.end(), structure), end; it != end; ++it) {
-        const std::string name = (*it)[1];
-        if (!is_public(name)) continue;
-        const std::size_t open = std::size_t(it->position(0) + it->length(0) - 1);
-        const std::string body = braced_body(text, open);
-        p.structs[name] = wgsl ? wgsl_members(body) : c_like_members(body);
+    std::size_t line_start = 0;
+    while (line_start < text.size()) {
+        std::size_t line_end = text.find('\n', line_start);
+        if (line_end == std::string::npos) line_end = text.size();
+        const std::string line = text.substr(line_start, line_end - line_start);
+        std::smatch m;
+        // Only lines that name something gorge_ can declare it (keeps the regexes off the rest).
+        if (line.find("gorge_") != std::string::npos) {
+            if (std::regex_search(line, m, fn) && is_public(m[1])) p.functions.insert(m[1]);
+            if (std::regex_search(line, m, constant) && is_public(m[1])) p.constants.insert(m[1]);
+            if (std::regex_search(line, m, structure) && is_public(m[1])) {
+                const std::size_t open = line_start + std::size_t(m.position(0) + m.length(0) - 1);
+                const std::string body = braced_body(text, open);
+                p.structs[m[1]] = wgsl ? wgsl_members(body) : c_like_members(body);
+            }
+        }
+        line_start = line_end + 1;
     }
 }
 
@@ -265,8 +273,8 @@ void compare_structs(const port& a, const port& b) {
     }
 }
 
-/// C++ struct name -> members, from the ported headers.
-std::map<std::string, member_list> cpp_structs() {
+/// C++ struct name -> members, from the ported headers; `bodies` gets each struct's text.
+std::map<std::string, member_list> cpp_structs(std::map<std::string, std::string>& bodies) {
     std::map<std::string, member_list> out;
     static const std::regex structure(R"(\bstruct[ \t]+([a-z_]\w*)\s*(?::[^{;]*)?\{)");
     for (const char* header : cpp_headers) {
@@ -276,9 +284,14 @@ std::map<std::string, member_list> cpp_structs() {
             fail(std::string("cannot read ") + header);
             continue;
         }
-        for (std::sregex_iterator it(text.begin(), text.end(), structure), end; it != end; ++it) {
-            const std::size_t open = std::size_t(it->position(0) + it->length(0) - 1);
-            out[(*it)[1]] = c_like_members(braced_body(text, open));
+        for (std::size_t at = text.find("struct "); at != std::string::npos; at = text.find("struct ", at + 1)) {
+            const std::size_t line_end = std::min(text.find('\n', at), text.size());
+            const std::string line = text.substr(at, line_end - at);
+            std::smatch m;
+            if (!std::regex_search(line, m, structure) || m.position(0) != 0) continue;
+            const std::size_t open = at + std::size_t(m.length(0) - 1);
+            bodies[m[1]] = braced_body(text, open);
+            out[m[1]] = c_like_members(bodies[m[1]]);
         }
     }
     return out;
@@ -287,14 +300,14 @@ std::map<std::string, member_list> cpp_structs() {
 /// A C++ struct's members with members of flattened parameter types expanded as the ports spell
 /// them (island_params::warp -> warp_strength, warp_iterations).
 member_list cpp_port_members(const std::string& cpp_name, const std::map<std::string, member_list>& cpp,
-                             const std::string& header_text) {
+                             const std::string& body) {
     member_list out;
     for (const std::string& m : cpp.at(cpp_name)) {
         bool expanded = false;
         for (const std::string& flat : flattened_cpp_structs) {
             // Is member m of type flat<...> in this struct? Look for "flat<...> m" in the text.
             const std::regex typed("\\b" + flat + "\\s*<[^>]*>\\s+" + m + "\\b");
-            if (std::regex_search(header_text, typed)) {
+            if (std::regex_search(body, typed)) {
                 for (const std::string& sub : cpp.at(flat)) out.push_back(m + "_" + sub);
                 expanded = true;
             }
@@ -356,12 +369,8 @@ int main(int argc, char** argv) {
     }
 
     std::printf("C++ structs against the ports\n");
-    const std::map<std::string, member_list> cpp = cpp_structs();
-    std::string all_headers;
-    for (const char* header : cpp_headers) {
-        bool ok = false;
-        all_headers += strip_comments(read_text(source_dir + "/" + header, ok));
-    }
+    std::map<std::string, std::string> cpp_bodies;
+    const std::map<std::string, member_list> cpp = cpp_structs(cpp_bodies);
     // Every C++ *_params struct is ported (or flattened into its parent).
     static const std::regex params_name(R"(.*_params)");
     std::size_t compared = 0;
@@ -372,7 +381,7 @@ int main(int argc, char** argv) {
         if (is_params && !in_glsl && !flattened_cpp_structs.count(c.first))
             fail("C++ struct " + c.first + " has no port struct " + port_name);
         if (!in_glsl) continue;
-        const member_list want = cpp_port_members(c.first, cpp, all_headers);
+        const member_list want = cpp_port_members(c.first, cpp, cpp_bodies.at(c.first));
         ++compared;
         std::printf("  %-18s %zu members\n", c.first.c_str(), want.size());
         for (const port& p : ports) {
