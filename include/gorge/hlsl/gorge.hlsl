@@ -22,9 +22,10 @@
 //                      #include "gorge.hlsl"        // a path relative to the .compute file, or
 //                                                   // "Packages/<your package>/.../gorge.hlsl"
 //   Unreal (.usf):     #include "/Engine/Public/Platform.ush"
-//                      #include "/Plugin/<YourPlugin>/gorge.hlsl"   // a mapped shader directory
-//                      (Unreal only includes .ush/.usf by virtual path: copy or rename it gorge.ush
-//                      in a shader directory your module maps with AddShaderSourceDirectoryMapping)
+//                      #include "/Plugin/<YourPlugin>/gorge.ush"   // a mapped shader directory
+//                      (Unreal includes only .ush/.usf files by virtual path: copy this file as
+//                      gorge.ush into a shader directory your module maps with
+//                      AddShaderSourceDirectoryMapping, e.g. your plugin's Shaders folder)
 // Public names start with `gorge_`, private helpers with `gorge_detail_`.
 //
 // Hash policy. The C++ kernels take the hash as a template parameter; here it is chosen when the
@@ -33,8 +34,8 @@
 //     #define GORGE_HASH gorge_pcg3d_lattice2      (the default: exact integer hash, seeds honoured)
 //     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
 // A custom hash works the same way if it is declared before the include. Both built-in hashes are
-// always available by name, whatever GORGE_HASH says. (In Unity, `#pragma multi_compile` or a
-// #define above the include; in Unreal, OutEnvironment.SetDefine(TEXT("GORGE_HASH"), ...) works too.)
+// always available by name, whatever GORGE_HASH says. (Unreal's C++ side can also set it:
+// OutEnvironment.SetDefine(TEXT("GORGE_HASH"), TEXT("gorge_shadertoy_lattice2")).)
 //
 // Agreement with the C++ float path (checked by tests/hlsl: compiled to SPIR-V by glslang's HLSL
 // front end and run on a Vulkan device against the C++ float path with the same tolerances as the
@@ -46,13 +47,12 @@
 //    sine is within rounding of zero a GPU and a CPU can take different branches. Gradients of
 //    high-frequency fractals differ more (up to a few 1e-5 times the top octave frequency), as a
 //    fused multiply-add rounds the lattice-relative position differently.
-//  - The shadertoy hash is written with HLSL's `precise` (shader model 5 and later, DXC, FXC and
-//    glslang), which forbids fused multiply-adds and keeps it close to the C++ bits. A compiler
-//    that translates HLSL to another language (Unity's HLSLcc for GLSL/Metal, SPIRV-Cross) keeps
-//    it where the target has an equivalent.
-//  - Compilers' fast-math settings: DXC's and FXC's defaults are fine; Unity's and Unreal's
-//    optional "fast math" or half-precision ("min16float", mobile "half") modes are not: keep
-//    this file's arithmetic in 32-bit float (gorge uses only `float`, never `half`).
+//  - The shadertoy hash is written with HLSL's `precise` (shader model 5 and later: DXC, FXC and
+//    glslang), which forbids fused multiply-adds and keeps it close to the C++ bits. A translator
+//    to another language (Unity's for GLSL or Metal, SPIRV-Cross) may drop it where the target has
+//    no equivalent; the shadertoy hash can then differ from C++ in its last bits.
+//  - The file uses 32-bit `float` only (never `half` or `min16float`); engine options that lower
+//    float precision or relax IEEE rules (mobile half-precision, "fast math") are untested here.
 //
 // Seeds are `uint` everywhere (gorge_erosion_filter(..., uint seed), gorge_fbm(..., uint seed), ...);
 // HLSL converts an int argument silently, which keeps its bits.
@@ -73,8 +73,7 @@
 // finite results for finite inputs here too (the same overflow guards as the C++ kernels). Far from
 // the origin float loses the fractional bits of the position exactly as the C++ float path does
 // (see noise.hpp). Lattice coordinates go from int to uint and back through casts, which keep the
-// two's-complement bit pattern. Loops run to the parameters' octave counts (not compile-time
-// constants): FXC may warn that it cannot unroll them, which is harmless.
+// two's-complement bit pattern.
 //
 // SPDX-License-Identifier: MPL-2.0
 
