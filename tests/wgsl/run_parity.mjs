@@ -5,7 +5,10 @@
 // (web/package-lock.json pins it; scripts/install-deps.sh runs `npm ci`); no browser is downloaded.
 //
 // Usage: node run_parity.mjs --data DIR --gorge gorge.wgsl --harness parity.wgsl --web WEB_DIR
-//                            [--chromium PATH] [--page runner.html]
+//                            [--chromium PATH] [--page runner.html] [--runtime chromium|dawn]
+// --runtime dawn runs the same shader through Node's `webgpu` package (Dawn) instead of Chromium,
+// on the machine's GPU (install it with `npm install --no-save webgpu` in web/; not in the
+// lockfile, and not what ctest runs).
 // Exit codes: 0 pass; 1 fail (a mismatch, a shader that does not compile, no WebGPU adapter);
 // 77 skipped because Chromium or web/node_modules is missing (ctest's SKIP_RETURN_CODE), unless
 // GORGE_BROWSER_REQUIRED=1 is set in the environment, which makes that a failure too.
@@ -30,6 +33,7 @@ const harnessPath = arg('harness', path.join(here, 'parity.wgsl'));
 const webDir = arg('web', path.join(here, '..', '..', 'web'));
 const chromium = arg('chromium', process.env.GORGE_CHROMIUM || '/usr/bin/chromium');
 const pagePath = arg('page', path.join(here, 'runner.html'));
+const runtime = arg('runtime', 'chromium');
 if (!dataDir || !gorgePath) {
   console.error('usage: node run_parity.mjs --data DIR --gorge gorge.wgsl [--harness parity.wgsl] [--web DIR] [--chromium PATH]');
   process.exit(2);
@@ -41,15 +45,15 @@ function unavailable(what, hint) {
   process.exit(required ? 1 : skipCode);
 }
 
-if (!existsSync(chromium)) {
+if (runtime === 'chromium' && !existsSync(chromium)) {
   unavailable(`no Chromium at ${chromium}`,
     'This test runs gorge.wgsl in headless Chromium; install it (Debian: chromium, or run scripts/install-deps.sh test).');
 }
 let puppeteer;
 try {
-  puppeteer = createRequire(path.join(path.resolve(webDir), 'package.json'))('puppeteer-core');
+  puppeteer = createRequire(path.join(path.resolve(webDir), 'package.json'))(runtime === 'dawn' ? 'webgpu' : 'puppeteer-core');
 } catch (e) {
-  unavailable(`puppeteer-core not found in ${path.resolve(webDir)}/node_modules (${e.code || e.message})`,
+  unavailable(`${runtime === 'dawn' ? 'webgpu' : 'puppeteer-core'} not found in ${path.resolve(webDir)}/node_modules (${e.code || e.message})`,
     'Run `npm ci` in web/ (scripts/install-deps.sh test does).');
 }
 
@@ -80,8 +84,9 @@ function where(line) {
 }
 
 // ---- the browser side: compile, dispatch, read back ----------------------------------------------
-// Runs in the page. Returns {error} or {adapter, results (base64 of the u32 output words)}.
-async function runInPage(code, rowsBase64, rowCount, outWordsPerRow) {
+// Runs in the page (or in Node with Dawn's gpu object). Returns {error} or {adapter, results
+// (base64 of the u32 output words)}.
+async function runInPage(code, rowsBase64, rowCount, outWordsPerRow, gpuObject) {
   const fromBase64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
   const toBase64 = (bytes) => {
     let s = '';
@@ -89,8 +94,9 @@ async function runInPage(code, rowsBase64, rowCount, outWordsPerRow) {
     for (let i = 0; i < bytes.length; i += chunk) s += String.fromCharCode.apply(null, bytes.subarray(i, i + chunk));
     return btoa(s);
   };
-  if (!navigator.gpu) return { error: `navigator.gpu is missing (secure context: ${isSecureContext})` };
-  const adapter = await navigator.gpu.requestAdapter();
+  const gpu = gpuObject || navigator.gpu;
+  if (!gpu) return { error: `navigator.gpu is missing (secure context: ${isSecureContext})` };
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) return { error: 'requestAdapter() returned null: no WebGPU adapter' };
   const info = adapter.info || {};
   const device = await adapter.requestDevice({
@@ -140,7 +146,7 @@ async function runInPage(code, rowsBase64, rowCount, outWordsPerRow) {
   device.destroy();
   return {
     messages,
-    adapter: `${info.vendor || '?'} ${info.architecture || '?'} ${info.description || ''}`.trim(),
+    adapter: `${info.vendor || '?'} ${info.architecture || '?'} ${info.device || ''} ${info.description || ''}`.trim(),
     seconds,
     results: toBase64(out),
   };
@@ -164,14 +170,25 @@ const groups = manifest.groups.map((g) => ({
 }));
 
 let ok = true;
-const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: browserArgs });
+let browser = null;
+let page = null;
+let dawnGpu = null;
+const consoleErrors = [];
+if (runtime === 'dawn') {
+  Object.assign(globalThis, puppeteer.globals);  // the webgpu module (GPUBufferUsage, ...)
+  dawnGpu = puppeteer.create([]);
+  console.log('Dawn (npm webgpu)');
+} else {
+  browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: browserArgs });
+}
 try {
-  const page = await browser.newPage();
-  const consoleErrors = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(pathToFileURL(pagePath).href);
-  console.log(`Chromium ${await browser.version()}`);
+  if (browser) {
+    page = await browser.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await page.goto(pathToFileURL(pagePath).href);
+    console.log(`Chromium ${await browser.version()}`);
+  }
   for (const batch of manifest.batches) {
     const rows = typed(`${batch.hash}.rows.u32`, Uint32Array);
     const cpu = typed(`${batch.hash}.cpu.f32`, Float32Array);
@@ -181,7 +198,8 @@ try {
     const lineOf = typed(`${batch.hash}.line.u32`, Uint32Array);
     const code = shaderFor(batch.hash);
     const rowsBase64 = Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength).toString('base64');
-    const r = await page.evaluate(runInPage, code, rowsBase64, batch.rows, outWords);
+    const r = page ? await page.evaluate(runInPage, code, rowsBase64, batch.rows, outWords)
+      : await runInPage(code, rowsBase64, batch.rows, outWords, dawnGpu);
     for (const m of r.messages || []) console.log(`${where(m.line)}:${m.column}: ${m.type}: ${m.text}`);
     if (r.error) {
       console.log(`FAIL (${batch.hash}): ${r.error}`);
@@ -228,7 +246,7 @@ try {
     ok = false;
   }
 } finally {
-  await browser.close();
+  if (browser) await browser.close();
 }
 
 if (ok) {

@@ -51,13 +51,18 @@
 //
 // Agreement with the C++ float path (checked by tests/wgsl in headless Chromium on its
 // SwiftShader WebGPU adapter, on every reference row, steep slopes, the noise fields and a demo
-// tile):
+// tile; also run through Dawn on an NVIDIA H200):
 //  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic (u32 wraps in WGSL):
 //    bit-identical to C++;
-//  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
-//    on whether it fuses multiply-adds; the test demands 1e-4 (as for GLSL), 1e-2 on ridge maps.
-//    WGSL has no `precise` qualifier, so the shadertoy hash may be contracted to fused
-//    multiply-adds by the driver; it is held to 1e-4 as in GLSL.
+//  - everything else is float arithmetic whose result depends on the device's exp/pow and on
+//    whether it fuses multiply-adds; the test demands 1e-4 (as for GLSL), 1e-2 on ridge maps, and
+//    the pcg3d paths stay within about 1e-6 on both devices above. sin and cos are computed here
+//    (gorge_detail_cos_sin), as WGSL's builtins may be off by 2e-4.
+//  - The shadertoy hash is float arithmetic that depends on every rounding (fract of a large
+//    product), and WGSL has no `precise` qualifier: a driver that contracts multiply-adds changes
+//    its lattice values by up to ~1e-2. SwiftShader does not (the test holds it to 1e-4); an
+//    NVIDIA H200 through Dawn and Vulkan does, so there the shadertoy variants agree with the C++
+//    shadertoy path only statistically. Use pcg3d (the default) where GPU and CPU must agree.
 //
 // Seeds are u32 everywhere: pass 7u (an abstract 7 converts too, but an i32 variable does not).
 //
