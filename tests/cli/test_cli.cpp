@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -225,7 +226,7 @@ TEST_CASE("gorge filter: bad files and options exit with 2, name the culprit and
         {"filter missing.png keep.png", "missing.png"},
         {"filter truncated.png keep.png", "truncated.png"},
         {"filter text.png keep.png", "text.png"},
-        {"filter in.png keep.tif", "keep.tif"},
+        {"filter in.png keep.tga", "keep.tga"},
         {"filter in.png keep.png --ridge ridge.bmp", "ridge.bmp"},
         {"filter in.png keep.png --octaves 99", "--octaves"},
         {"filter in.png keep.png --octaves many", "--octaves"},
@@ -525,4 +526,181 @@ TEST_CASE("gorge biomes: the library's biome map as an RGBA PNG", "[cli]") {
     CHECK(bad_ext.code == 2);
     CHECK(contains(bad_ext.err, "c.exr"));
     CHECK_FALSE(fs::exists(dir.file("c.png")));
+}
+
+namespace {
+
+/// The preview `png` (8-bit, as written by --preview) holds the heights of `result` normalised:
+/// code = round((h - min) * 255 / (max - min)), and stdout reports that range.
+void check_preview(const std::string& png, const std::string& shown, const gorge::grid<float>& result,
+                   const std::string& out) {
+    const io::heightmap preview = io::read_png(png);
+    REQUIRE(preview.max_code == 255u);
+    REQUIRE(preview.heights.width() == result.width());
+    REQUIRE(preview.heights.height() == result.height());
+    const auto range = std::minmax_element(result.begin(), result.end());
+    const double lo = *range.first, hi = *range.second;
+    REQUIRE(hi > lo);
+    bool same = true;
+    std::size_t distinct_ends = 0;
+    for (std::size_t i = 0; i < result.size(); ++i) {
+        const double code = std::floor((double(result.data()[i]) - lo) * (255.0 / (hi - lo)) + 0.5);
+        same &= preview.heights.data()[i] == static_cast<float>(code);
+        distinct_ends += preview.heights.data()[i] == 0.0f || preview.heights.data()[i] == 255.0f ? 1u : 0u;
+    }
+    CHECK(same);
+    CHECK(distinct_ends >= 2u);  // both ends of the range are used
+    std::ostringstream line;
+    line.precision(9);
+    line << shown << ": 8-bit preview, codes 0..255 = heights " << float(lo) << " .. " << float(hi);
+    INFO("stdout: " << out);
+    CHECK(contains(out, line.str()));
+}
+
+}  // namespace
+
+TEST_CASE("--preview writes a normalised 8-bit PNG of the result, committed with the other outputs", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 70, 50);
+    const char* commands[] = {
+        "filter in.png out.exr --octaves 3",
+        "generate out.exr --size 65",
+        "fill in.png out.exr --method plain",
+        "thermal in.png out.exr --passes 3 --cell-size 0.002",
+        "droplets in.png out.exr --droplets 500",
+    };
+    for (const char* command : commands) {
+        INFO("gorge " << command);
+        const run_result r = run_gorge(dir, std::string(command) + " --preview preview.png");
+        REQUIRE(r.code == 0);
+        check_preview(dir.file("preview.png"), "preview.png", io::read_heightmap(dir.file("out.exr")).heights, r.out);
+        fs::remove(dir.file("preview.png"));
+        fs::remove(dir.file("out.exr"));
+
+        // A preview that cannot be written: nothing is written at all (exit 2, named); one that is
+        // not a PNG is refused before any work.
+        const std::vector<std::string> before = dir.entries();
+        const run_result bad = run_gorge(dir, std::string(command) + " --preview no_such_dir/p.png");
+        CHECK(bad.code == 2);
+        CHECK(contains(bad.err, "no_such_dir/p.png"));
+        CHECK(dir.entries() == before);
+        const run_result wrong = run_gorge(dir, std::string(command) + " --preview p.exr");
+        CHECK(wrong.code == 2);
+        CHECK(contains(wrong.err, "--preview"));
+        CHECK(dir.entries() == before);
+    }
+}
+
+TEST_CASE("--progress draws the bar of fill and rivers on stderr", "[cli]") {
+    scratch_dir dir;
+    // 300 x 300 = 90000 cells: more than one report interval of the fill.
+    write_terrain_png(dir.file("in.png"), 300, 300);
+    const run_result f = run_gorge(dir, "fill in.png f.exr --progress");
+    REQUIRE(f.code == 0);
+    CHECK(contains(f.err, "fill ["));
+    CHECK(contains(f.err, "  0%"));
+    CHECK(contains(f.err, "100%"));
+    // A report between the ends, from the fill's own callback: after fill_progress_interval of the
+    // 90000 cells, 72.8 % (29 of the 40 marks, shown as 72 %).
+    CHECK(contains(f.err, " 72%"));
+    const run_result quiet = run_gorge(dir, "fill in.png g.exr");
+    REQUIRE(quiet.code == 0);
+    CHECK(quiet.err.empty());  // no bar when stderr is not a terminal
+    const run_result r = run_gorge(dir, "rivers in.png m.png --progress");
+    REQUIRE(r.code == 0);
+    CHECK(contains(r.err, "rivers ["));
+    CHECK(contains(r.err, "100%"));
+    CHECK(run_gorge(dir, "rivers in.png m2.png").err.empty());
+}
+
+TEST_CASE("--save-preset stores the output mapping; the preset alone reproduces the files byte for byte", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 60, 45);
+    struct preset_case {
+        std::string first, again;  // a run with options that change the file, and the rerun from its preset
+        std::vector<std::string> stored;  // what the preset must hold
+    };
+    const preset_case cases[] = {
+        {"filter in.png a.png --range -1,2 --clamp --octaves 3 --ridge ra.png --save-preset p.json",
+         "filter in.png b.png --ridge rb.png --preset p.json",
+         {"\"range\": [\n    -1.0,\n    2.0\n  ]", "\"clamp\": true", "\"normalise\": false", "\"octaves\": 3"}},
+        {"filter in.png a.png --normalise --normalization 0.2 --save-preset p.json", "filter in.png b.png --preset p.json",
+         {"\"range\": []", "\"normalise\": true", "\"normalization\": 0.2"}},
+        {"fill in.png a.png --normalise --method plain --save-preset p.json", "fill in.png b.png --preset p.json",
+         {"\"normalise\": true", "\"method\": \"plain\""}},
+        {"fill in.png a.r16 --range 0.2,0.6 --clamp --save-preset p.json", "fill in.png b.r16 --preset p.json",
+         {"\"clamp\": true", "\"range\": [\n    0.2"}},
+        {"generate a.png --size 33 --normalise --recipe island --save-preset p.json", "generate b.png --preset p.json",
+         {"\"normalise\": true", "\"recipe\": \"island\""}},
+        {"thermal in.png a.png --range -1,3 --passes 2 --save-preset p.json", "thermal in.png b.png --preset p.json",
+         {"\"range\": [\n    -1.0,\n    3.0\n  ]", "\"passes\": 2"}},
+    };
+    for (const preset_case& c : cases) {
+        INFO("gorge " << c.first);
+        const run_result first = run_gorge(dir, c.first);
+        REQUIRE(first.code == 0);
+        const std::string preset = read_text(dir.file("p.json"));
+        INFO("preset: " << preset);
+        for (const std::string& part : c.stored) CHECK(contains(preset, part));
+        const run_result again = run_gorge(dir, c.again);
+        REQUIRE(again.code == 0);
+        const bool r16 = fs::exists(dir.file("a.r16"));
+        const std::string a = r16 ? "a.r16" : "a.png", b = r16 ? "b.r16" : "b.png";
+        CHECK_FALSE(read_text(dir.file(a)).empty());
+        CHECK(read_text(dir.file(a)) == read_text(dir.file(b)));
+        if (fs::exists(dir.file("ra.png"))) CHECK(read_text(dir.file("ra.png")) == read_text(dir.file("rb.png")));
+        for (const std::string& f : dir.entries())
+            if (f != "in.png") fs::remove(dir.file(f));
+    }
+
+    // The command line wins over the preset's mapping, either way.
+    REQUIRE(run_gorge(dir, "fill in.png a.png --range -1,2 --save-preset r.json").code == 0);
+    REQUIRE(run_gorge(dir, "fill in.png n.png --normalise").code == 0);
+    REQUIRE(run_gorge(dir, "fill in.png b.png --preset r.json --normalise").code == 0);
+    CHECK(read_text(dir.file("b.png")) == read_text(dir.file("n.png")));
+    REQUIRE(run_gorge(dir, "fill in.png m.png --normalise --save-preset n.json").code == 0);
+    REQUIRE(run_gorge(dir, "fill in.png c.png --preset n.json --range -1,2").code == 0);
+    CHECK(read_text(dir.file("c.png")) == read_text(dir.file("a.png")));
+    // --clamp from the command line with the range from the preset.
+    REQUIRE(run_gorge(dir, "fill in.png d.png --preset r.json --clamp").code == 0);
+    CHECK(read_text(dir.file("d.png")) == read_text(dir.file("a.png")));  // nothing outside -1..2 to clamp
+
+    // Bad mapping values in a preset name the file and the key.
+    std::ofstream(dir.file("bad_range.json")) << "{\"range\": [1, 2, 3]}";
+    const run_result bad = run_gorge(dir, "fill in.png e.png --preset bad_range.json");
+    CHECK(bad.code == 2);
+    CHECK(contains(bad.err, "bad_range.json"));
+    CHECK(contains(bad.err, "'range'"));
+    std::ofstream(dir.file("bad_clamp.json")) << "{\"clamp\": true}";
+    const run_result clamp = run_gorge(dir, "fill in.png e.png --preset bad_clamp.json");
+    CHECK(clamp.code == 2);
+    CHECK(contains(clamp.err, "--clamp"));
+    CHECK_FALSE(fs::exists(dir.file("e.png")));
+}
+
+TEST_CASE("GeoTIFF outputs (.tif, .tiff): float32 heights, exact", "[cli][gdal]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 50, 40);
+    if (!io::has_gdal()) {
+        WARN("gorge::io was built without GDAL: GeoTIFF outputs are refused");
+        const run_result r = run_gorge(dir, "fill in.png out.tif");
+        CHECK(r.code == 2);
+        CHECK(contains(r.err, "out.tif"));
+        CHECK(contains(r.err, "GDAL"));
+        CHECK_FALSE(fs::exists(dir.file("out.tif")));
+        return;
+    }
+    const run_result f = run_gorge(dir, "filter in.png out.tif --preview p.png");
+    REQUIRE(f.code == 0);
+    CHECK(contains(f.out, "out.tif: float32 GeoTIFF heights"));
+    const gorge::grid<float> expected = library_filter(dir.file("in.png"), gorge::tile_settings<float>{});
+    CHECK(same_bits(io::read_gdal(dir.file("out.tif")).heights, expected));
+    const run_result t = run_gorge(dir, "fill in.png out.TIFF --method plain");
+    REQUIRE(t.code == 0);
+    gorge::grid<float> filled = world_heights(dir.file("in.png"), 1.0f / 65535.0f);
+    gorge::fill_depressions(filled);
+    CHECK(same_bits(io::read_gdal(dir.file("out.TIFF")).heights, filled));
+    const run_result acc = run_gorge(dir, "rivers in.png m.png --accumulation acc.tif");
+    REQUIRE(acc.code == 0);
+    CHECK(io::read_gdal(dir.file("acc.tif")).heights.width() == 50);
 }

@@ -120,11 +120,17 @@ file_kind output_kind(const std::string& path) {
     if (ext == ".png") return file_kind::png16;
     if (ext == ".r16" || ext == ".raw") return file_kind::r16;
     if (ext == ".exr") return file_kind::exr;
+    if (ext == ".tif" || ext == ".tiff") {
+        if (!gorge::io::has_gdal())
+            throw usage_error(path + ": GeoTIFF output needs a gorge built with GDAL (Debian: libgdal-dev)");
+        return file_kind::geotiff;
+    }
     throw usage_error(path + ": unknown output format '" + ext +
-                      "' (allowed: .png 16-bit, .r16 or .raw, .exr float32)");
+                      "' (allowed: .png 16-bit, .r16 or .raw, .exr float32, .tif/.tiff float32 GeoTIFF)");
 }
 
 gorge::io::height_mapping mapping_options::mapping(const gorge::io::height_mapping& fallback) const {
+    if (clamp && (normalise || range.empty())) throw usage_error("--clamp: only with --range");
     if (normalise) return gorge::io::height_mapping::normalise();
     if (range.empty()) return fallback;
     if (range.size() != 2) throw usage_error("--range: needs two numbers lo,hi");
@@ -136,17 +142,65 @@ gorge::io::height_mapping mapping_options::mapping(const gorge::io::height_mappi
     }
 }
 
-void add_mapping_options(CLI::App& app, mapping_options& options) {
-    CLI::Option* range = app.add_option("--range", options.range,
+void add_mapping_options(CLI::App& app, parameters& params, mapping_options& o) {
+    // Parsed into parsed_range and plain flags; the effective values are set by parameters::resolve
+    // (base, preset, then what the command line gave), so that presets store and restore them.
+    CLI::Option* range = app.add_option("--range", o.parsed_range,
                                         "Integer outputs (PNG, .r16): heights lo..hi map to codes 0..max (lo < hi); the "
                                         "range used is printed on stdout")
                              ->delimiter(',')
                              ->expected(2);
-    app.add_flag("--normalise", options.normalise,
-                 "Integer outputs: map the data's minimum..maximum to codes 0..max (the default of filter)")
-        ->excludes(range);
-    app.add_flag("--clamp", options.clamp, "With --range: clamp heights outside lo..hi instead of failing")
-        ->needs(range);
+    CLI::Option* normalise =
+        app.add_flag("--normalise", "Integer outputs: map the data's minimum..maximum to codes 0..max (the default of filter)")
+            ->excludes(range);
+    CLI::Option* clamp = app.add_flag("--clamp", "With --range: clamp heights outside lo..hi instead of failing");
+    params.add_binding(
+        {"range", range, [&o] { return o.range.empty() ? nlohmann::json::array() : nlohmann::json(o.range); },
+         [&o](const nlohmann::json& j) {
+             const std::vector<float> v = j.get<std::vector<float>>();
+             if (!v.empty() && v.size() != 2) throw std::invalid_argument("needs [] or two numbers [lo, hi]");
+             o.range = v;
+         },
+         [&o] {
+             if (o.parsed_range.size() != 2) throw usage_error("--range: needs two numbers lo,hi");
+             o.range = o.parsed_range;
+             o.normalise = false;
+         }});
+    params.add_binding({"normalise", normalise, [&o] { return nlohmann::json(o.normalise); },
+                        [&o](const nlohmann::json& j) { o.normalise = json_value<bool>(j); },
+                        [&o] {
+                            o.normalise = true;
+                            o.range.clear();
+                            o.clamp = false;
+                        }});
+    params.add_binding({"clamp", clamp, [&o] { return nlohmann::json(o.clamp); },
+                        [&o](const nlohmann::json& j) { o.clamp = json_value<bool>(j); }, [&o] { o.clamp = true; }});
+}
+
+void add_preview_option(CLI::App& app, std::string& path) {
+    app.add_option("--preview", path,
+                   "Also write an 8-bit grayscale PNG preview of the heights, normalised (the range used is printed)");
+}
+
+void check_preview_path(const std::string& path) {
+    if (!path.empty() && output_kind(path) != file_kind::png16)
+        throw usage_error("--preview: " + path + " must be a .png file");
+}
+
+std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights) {
+    if (path.empty()) return std::string();
+    try {
+        const gorge::io::height_range used =
+            gorge::io::write_png8(outputs.stage(path), heights, gorge::io::height_mapping::normalise());
+        std::ostringstream s;
+        s.precision(9);
+        s << path << ": 8-bit preview, codes 0..255 = heights " << used.lo << " .. " << used.hi;
+        return s.str();
+    } catch (const gorge::io::io_error& e) {
+        throw usage_error(path + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(path + ": " + e.what());
+    }
 }
 
 output_set::~output_set() {
@@ -179,6 +233,9 @@ std::string write_heights(const std::string& path, const std::string& shown_path
             case file_kind::png16: used = gorge::io::write_png16(path, heights, mapping); break;
             case file_kind::r16: used = gorge::io::write_r16(path, heights, mapping); break;
             case file_kind::exr: gorge::io::write_exr(path, heights); return shown_path + ": float32 heights";
+            case file_kind::geotiff:
+                gorge::io::write_geotiff(path, heights);
+                return shown_path + ": float32 GeoTIFF heights";
         }
         std::ostringstream s;
         s.precision(9);
@@ -210,11 +267,13 @@ gorge::io::heightmap read_input(const std::string& path) {
 
 void add_grid_io(CLI::App& app, grid_io_options& o) {
     app.add_option("IN", o.input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
-    app.add_option("OUT", o.output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
-    add_mapping_options(app, o.mapping);
+    app.add_option("OUT", o.output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
+        ->required();
+    add_preview_option(app, o.preview);
     app.add_flag("--progress", o.progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
     app.add_flag("--timings", o.timings, "Print the read, compute and write times on stderr");
     o.params = std::make_unique<parameters>(app);
+    add_mapping_options(app, *o.params, o.mapping);
     o.params->add_value("height-scale", o.height_scale,
                         "World height per stored unit; 0: 1 / largest code for integer files (heights 0..1), 1 for "
                         "float files. Integer outputs default to the input's own range");
@@ -223,6 +282,7 @@ void add_grid_io(CLI::App& app, grid_io_options& o) {
 
 loaded_grid load_grid(const grid_io_options& o) {
     output_kind(o.output);
+    check_preview_path(o.preview);
     o.mapping.mapping();  // a bad --range fails before any work
     const gorge::io::heightmap map = read_input(o.input);
     const float scale = o.height_scale != 0.0f ? o.height_scale
@@ -247,8 +307,9 @@ loaded_grid load_grid(const grid_io_options& o) {
 
 void save_grid(const grid_io_options& o, const loaded_grid& g, const std::string& summary) {
     output_set outputs;
-    const std::string report = write_heights(outputs.stage(o.output), o.output, g.heights.view(),
-                                             o.mapping.mapping(g.default_mapping));
+    std::string report = write_heights(outputs.stage(o.output), o.output, g.heights.view(),
+                                       o.mapping.mapping(g.default_mapping));
+    if (!o.preview.empty()) report += "\n" + write_preview(outputs, o.preview, g.heights.view());
     if (!o.params->save_path().empty())
         write_json(outputs.stage(o.params->save_path()), o.params->save_path(), o.params->to_json());
     outputs.commit();
@@ -268,6 +329,25 @@ void progress::update(double fraction) {
     std::fprintf(stderr, "\r%s [%s%s] %3d%%", label_.c_str(), std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), filled * 100 / width);
     std::fflush(stderr);
+}
+
+staged_progress::staged_progress(progress& bar, std::vector<double> weights) : bar_(bar) {
+    double total = 0;
+    for (const double w : weights) total += w;
+    double done = 0;
+    starts_.push_back(0.0);
+    for (const double w : weights) starts_.push_back((done += w) / total);
+    starts_.back() = 1.0;
+}
+
+void staged_progress::begin(std::size_t index) {
+    stage_ = std::min(index, starts_.size() - 2);
+    bar_.update(starts_[stage_]);
+}
+
+void staged_progress::update(double fraction) {
+    const double f = std::clamp(fraction, 0.0, 1.0);
+    bar_.update(starts_[stage_] + f * (starts_[stage_ + 1] - starts_[stage_]));
 }
 
 void progress::finish() {

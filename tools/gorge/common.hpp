@@ -75,6 +75,8 @@ public:
     }
     /// An N-component vector given as "a,b,..." on the command line and as an array in JSON.
     void add_floats(const std::string& name, float* values, std::size_t count, const std::string& help);
+    /// Any other option: `b.key` in presets, `b.option` on the command line.
+    void add_binding(binding b) { bindings_.push_back(std::move(b)); }
 
     /// After parsing: `base` (when given: defaults such as a library preset), then the values of
     /// --preset, then the options given on the command line. Throws usage_error naming the file
@@ -93,25 +95,28 @@ private:
 };
 
 /// Output file formats chosen by extension.
-enum class file_kind { png16, r16, exr };
+enum class file_kind { png16, r16, exr, geotiff };
 /// The kind of a heightmap output path; throws usage_error naming the file and the allowed ones.
 file_kind output_kind(const std::string& path);
 
-/// How heights become integer codes: --normalise (default) or --range lo,hi [--clamp].
+/// How heights become integer codes: --normalise (default) or --range lo,hi [--clamp]. These are
+/// parameters too: --save-preset stores them ("range": [] when not given) and --preset reads them.
 struct mapping_options {
-    std::vector<float> range;
+    std::vector<float> range;  ///< effective: from the preset, or the command line
     bool clamp = false;
     bool normalise = false;
+    std::vector<float> parsed_range;  ///< as parsed from the command line
     /// --range, or --normalise, or `fallback` when neither is given.
     gorge::io::height_mapping mapping(
         const gorge::io::height_mapping& fallback = gorge::io::height_mapping::normalise()) const;
 };
-void add_mapping_options(CLI::App& app, mapping_options& options);
+/// Registers --range, --normalise and --clamp on `app` and as parameters of `params`.
+void add_mapping_options(CLI::App& app, parameters& params, mapping_options& options);
 
 /// Input, output and height units shared by the subcommands that work on the grid itself (fill,
 /// thermal, droplets): heights = height_offset + height_scale * stored value.
 struct grid_io_options {
-    std::string input, output;
+    std::string input, output, preview;
     float height_scale = 0.0f;  ///< 0: 1 / largest code for integer files (heights 0..1), else 1
     float height_offset = 0.0f;
     mapping_options mapping;
@@ -119,7 +124,7 @@ struct grid_io_options {
     bool timings = false;
     std::unique_ptr<parameters> params;
 };
-/// Registers IN, OUT, the mapping and progress options and --preset/--save-preset, plus the
+/// Registers IN, OUT, --preview, the mapping and progress options and --preset/--save-preset, plus the
 /// --height-scale and --height-offset parameters.
 void add_grid_io(CLI::App& app, grid_io_options& options);
 /// What load_grid read: the heights in world units and how to write them back.
@@ -155,6 +160,14 @@ private:
 std::string write_heights(const std::string& path, const std::string& shown_path, gorge::grid_view<const float> heights,
                           const gorge::io::height_mapping& mapping);
 
+/// --preview FILE.png: an 8-bit grayscale preview of the heights, normalised.
+void add_preview_option(CLI::App& app, std::string& path);
+/// Fails (usage_error naming the file) unless `path` is empty or a .png file.
+void check_preview_path(const std::string& path);
+/// Stages the preview (when `path` is set) in `outputs`; returns the line reporting its range, or
+/// an empty string.
+std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights);
+
 /// Writes JSON text to `path` (a staged temporary name); errors name `shown_path`.
 void write_json(const std::string& path, const std::string& shown_path, const nlohmann::json& value);
 
@@ -167,11 +180,40 @@ public:
     progress(bool enabled, std::string label);
     void update(double fraction);
     void finish();
+    /// A callback for the library's progress options: draws the fraction, never cancels.
+    std::function<bool(double)> callback() {
+        return [this](double fraction) {
+            update(fraction);
+            return true;
+        };
+    }
 
 private:
     bool enabled_;
     std::string label_;
     int shown_ = -1;
+};
+
+/// One bar over several stages of known relative cost: stage i covers the share weights[i] /
+/// sum of weights of the bar, after the stages before it.
+class staged_progress {
+public:
+    staged_progress(progress& bar, std::vector<double> weights);
+    /// Starts stage `index` (0-based; reports its start).
+    void begin(std::size_t index);
+    /// The fraction done within the current stage.
+    void update(double fraction);
+    std::function<bool(double)> callback() {
+        return [this](double fraction) {
+            update(fraction);
+            return true;
+        };
+    }
+
+private:
+    progress& bar_;
+    std::vector<double> starts_;  // cumulative shares; starts_.back() == 1
+    std::size_t stage_ = 0;
 };
 /// True when the progress bar should be drawn: forced by --progress, else when stderr is a terminal.
 bool progress_wanted(bool forced);

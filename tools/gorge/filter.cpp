@@ -26,7 +26,7 @@ namespace {
 constexpr std::ptrdiff_t filter_band_rows = 128;
 
 struct filter_options {
-    std::string input, output, ridge;
+    std::string input, output, ridge, preview;
     float world_size[2] = {0.0f, 0.0f};
     float height_scale = 0.0f;
     float height_offset = 0.0f;
@@ -46,6 +46,7 @@ int run_filter(filter_options& o) {
     o.params->resolve();
     output_kind(o.output);
     if (!o.ridge.empty()) output_kind(o.ridge);
+    check_preview_path(o.preview);
     const gorge::io::height_mapping mapping = o.mapping.mapping();
     if (const gorge::invalid_parameter bad = o.settings.first_invalid())
         throw usage_error(option_of_parameter(bad.to_string()) + ": invalid " + bad.to_string());
@@ -104,6 +105,7 @@ int run_filter(filter_options& o) {
     if (!o.ridge.empty())
         report += "\n" + write_heights(outputs.stage(o.ridge), o.ridge, ridge.view(),
                                        gorge::io::height_mapping::absolute(-1.0f, 1.0f, gorge::io::out_of_range::clamp));
+    if (!o.preview.empty()) report += "\n" + write_preview(outputs, o.preview, eroded.view());
     if (!o.params->save_path().empty()) write_json(outputs.stage(o.params->save_path()), o.params->save_path(), o.params->to_json());
     outputs.commit();
     const double write_s = seconds_since(t_write);
@@ -142,14 +144,16 @@ void add_erosion_options(parameters& p, gorge::tile_settings<float>& s, bool fad
 runner add_filter(CLI::App& app) {
     auto o = std::make_shared<filter_options>();
     app.add_option("IN", o->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
-    app.add_option("OUT", o->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
+    app.add_option("OUT", o->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
+        ->required();
     app.add_option("--ridge", o->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
-    add_mapping_options(app, o->mapping);
+    add_preview_option(app, o->preview);
     app.add_flag("--progress", o->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
     app.add_flag("--timings", o->timings, "Print the read, filter and write times on stderr");
 
     o->params = std::make_unique<parameters>(app);
     parameters& p = *o->params;
+    add_mapping_options(app, p, o->mapping);
     p.add_floats("world-size", o->world_size, 2,
                  "World size x,y covered by the map, first to last node (> 0); default 0,0: 1 across the width, "
                  "square cells");

@@ -37,7 +37,7 @@ constexpr float island_relief = 0.2f;
 constexpr float island_peak_elevation = 0.8f;
 
 struct generate_command {
-    std::string output, ridge;
+    std::string output, ridge, preview;
     std::string recipe = "demo";
     int size = 1024;
     std::int64_t tile_x = 0, tile_y = 0;
@@ -87,17 +87,23 @@ void fill_tile(const Field& field, const generate_command& c, const gorge::tile_
 
 int run_generate(generate_command& c) {
     using clock = std::chrono::steady_clock;
-    const bool island = c.recipe == "island";
-    if (!island && c.recipe != "demo") throw usage_error("--recipe: '" + c.recipe + "' (allowed: demo, island)");
-    // Recipe defaults, then the preset, then the command line.
-    c.params->resolve([&] {
-        c.settings.height_offset = island ? glm::vec2(0.0f) : glm::vec2(static_cast<float>(gorge::demo::height_offset_o),
-                                                                         static_cast<float>(gorge::demo::height_offset_k));
+    // Recipe defaults, then the preset, then the command line. The defaults depend on the recipe,
+    // which the preset may set: when it does, resolve again with that recipe's defaults.
+    const auto recipe_defaults = [&] {
+        c.settings.height_offset = c.recipe == "island" ? glm::vec2(0.0f)
+                                                        : glm::vec2(static_cast<float>(gorge::demo::height_offset_o),
+                                                                    static_cast<float>(gorge::demo::height_offset_k));
         c.settings.valley_altitude = 0.0f;
         c.settings.peak_altitude = island_relief * island_peak_elevation;
-    });
+    };
+    const std::string recipe_before = c.recipe;
+    c.params->resolve(recipe_defaults);
+    if (c.recipe != recipe_before) c.params->resolve(recipe_defaults);
+    const bool island = c.recipe == "island";
+    if (!island && c.recipe != "demo") throw usage_error("--recipe: '" + c.recipe + "' (allowed: demo, island)");
     output_kind(c.output);
     if (!c.ridge.empty()) output_kind(c.ridge);
+    check_preview_path(c.preview);
     if (c.size < 2 || c.size > generate_max_size)
         throw usage_error("--size: " + std::to_string(c.size) + " (allowed: 2.." + std::to_string(generate_max_size) + ")");
     // The tile's last global index, tile * (size - 1) + size - 1, must fit in std::int64_t.
@@ -141,6 +147,7 @@ int run_generate(generate_command& c) {
     if (!c.ridge.empty())
         report += "\n" + write_heights(outputs.stage(c.ridge), c.ridge, ridge.view(),
                                        gorge::io::height_mapping::absolute(-1.0f, 1.0f, gorge::io::out_of_range::clamp));
+    if (!c.preview.empty()) report += "\n" + write_preview(outputs, c.preview, height.view());
     if (!c.params->save_path().empty())
         write_json(outputs.stage(c.params->save_path()), c.params->save_path(), c.params->to_json());
     outputs.commit();
@@ -153,13 +160,15 @@ int run_generate(generate_command& c) {
 
 runner add_generate(CLI::App& app) {
     auto c = std::make_shared<generate_command>();
-    app.add_option("OUT", c->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32)")->required();
+    app.add_option("OUT", c->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
+        ->required();
     app.add_option("--ridge", c->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
-    add_mapping_options(app, c->mapping);
+    add_preview_option(app, c->preview);
     app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
     app.add_flag("--timings", c->timings, "Print the compute time on stderr");
     c->params = std::make_unique<parameters>(app);
     parameters& p = *c->params;
+    add_mapping_options(app, p, c->mapping);
     p.add_value("recipe", c->recipe, "demo (the published erosion demo) or island (Red Blob Games island recipe)")
         ->check(CLI::IsMember({"demo", "island"}));
     p.add_value("size", c->size, "Tile side in samples (2..16384); neighbouring tiles share their edge samples");

@@ -49,9 +49,13 @@ int run_fill(fill_command& c) {
     const clock_type::time_point t0 = clock_type::now();
     loaded_grid g = load_grid(c.io);
     const double read_s = seconds_since(t0);
+    progress bar(progress_wanted(c.io.progress), "fill");
+    gorge::fill_options<float> options;
+    options.progress = bar.callback();
     const clock_type::time_point t1 = clock_type::now();
-    const gorge::fill_stats<float> stats = c.method == "epsilon" ? gorge::fill_depressions_epsilon(g.heights)
-                                                                 : gorge::fill_depressions(g.heights);
+    const gorge::fill_stats<float> stats = c.method == "epsilon" ? gorge::fill_depressions_epsilon(g.heights, options)
+                                                                 : gorge::fill_depressions(g.heights, options);
+    bar.finish();
     const double run_s = seconds_since(t1);
     std::ostringstream summary;
     summary << "raised cells: " << stats.raised_cells;
@@ -81,10 +85,7 @@ int run_thermal(thermal_command& c) {
     loaded_grid g = load_grid(c.io);
     const double read_s = seconds_since(t0);
     progress bar(progress_wanted(c.io.progress), "thermal");
-    options.progress = [&bar](double f) {
-        bar.update(f);
-        return true;
-    };
+    options.progress = bar.callback();
     const clock_type::time_point t1 = clock_type::now();
     gorge::thermal_stats stats;
     try {
@@ -159,10 +160,7 @@ int run_droplets(droplets_command& c) {
     const double read_s = seconds_since(t0);
     const std::uint64_t count = c.droplets != 0 ? c.droplets : static_cast<std::uint64_t>(g.heights.size());
     progress bar(progress_wanted(c.io.progress), "droplets");
-    options.progress = [&bar](double f) {
-        bar.update(f);
-        return true;
-    };
+    options.progress = bar.callback();
     const clock_type::time_point t1 = clock_type::now();
     gorge::droplet_stats stats;
     try {

@@ -23,11 +23,19 @@ namespace {
 /// Default threshold: one cell in this many of the map drains through a river cell.
 constexpr std::uint64_t default_threshold_share = 1000;
 
+/// Shares of the progress bar per stage: the CPU time of each on a 4096 x 4096 map (fill about
+/// 2.1 s, D8 directions 0.08 s, accumulation 0.34 s, single-threaded). Only the fill reports
+/// within its stage; the other two are short.
+constexpr double fill_stage_weight = 84.0;
+constexpr double directions_stage_weight = 3.0;
+constexpr double accumulation_stage_weight = 13.0;
+
 struct rivers_command {
     std::string input, mask, accumulation, directions;
     std::uint32_t threshold = 0;
     std::string rule = "steepest";
     bool no_fill = false;
+    bool progress = false;
     std::unique_ptr<parameters> params;
 };
 
@@ -53,17 +61,24 @@ int run_rivers(rivers_command& c) {
     gorge::io::heightmap map = read_input(c.input);
     d8.no_data = map.no_data;
     gorge::grid<float>& h = map.heights;
+    progress bar(progress_wanted(c.progress), "rivers");
+    staged_progress stages(bar, {c.no_fill ? 0.0 : fill_stage_weight, directions_stage_weight, accumulation_stage_weight});
     try {
         if (!c.no_fill) {
             gorge::fill_options<float> fill;
             fill.no_data = map.no_data;
+            fill.progress = stages.callback();
+            stages.begin(0);
             gorge::fill_depressions_epsilon(h, fill);
         }
     } catch (const std::invalid_argument& e) {
         throw usage_error(c.input + ": " + e.what());
     }
+    stages.begin(1);
     const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(h, d8);
+    stages.begin(2);
     const gorge::grid<std::uint32_t> acc = gorge::flow_accumulation(dirs);
+    bar.finish();
     const std::uint64_t cells = static_cast<std::uint64_t>(h.size());
     const std::uint32_t threshold =
         c.threshold != 0 ? c.threshold
@@ -112,6 +127,7 @@ runner add_rivers(CLI::App& app) {
     app.add_option("--accumulation", c->accumulation,
                    "Also write the flow accumulation (cells draining through each cell): .exr exact, .png/.r16 "
                    "normalised");
+    app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
     app.add_option("--directions", c->directions,
                    "Also write the D8 directions as an 8-bit PNG (0..7 = E, SE, S, SW, W, NW, N, NE; 8 sink, 9 no data)");
     c->params = std::make_unique<parameters>(app);
