@@ -65,6 +65,15 @@ struct fractal_field {
         else if constexpr (Kind == fractal_kind::ridged) return ridged<Basis>(p, params, seed);
         else return damped_fbm<Basis>(p, params, seed);
     }
+    /// The value alone, from the fractal's value-only twin: equals operator()(p).x bit for bit,
+    /// without the derivative work (evaluate_tile uses it when only heights are asked for).
+    template <class T>
+    GORGE_FORCEINLINE T value(glm::vec<2, T> p) const {
+        if constexpr (Kind == fractal_kind::sum) return fractal_sum_value<Basis>(p, params, seed);
+        else if constexpr (Kind == fractal_kind::billow) return billow_value<Basis>(p, params, seed);
+        else if constexpr (Kind == fractal_kind::ridged) return ridged_value<Basis>(p, params, seed);
+        else return damped_fbm_value<Basis>(p, params, seed);
+    }
 };
 
 // The four fractal fields by name: fractal_sum_field<S, Basis>(params, seed) and so on. Each name

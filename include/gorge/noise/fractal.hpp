@@ -3,6 +3,9 @@
 //
 // Every function returns vec3(value, d/dx, d/dy) at p, and the gradient is the exact gradient of
 // the returned value wherever the value is differentiable; the kinks are listed per function.
+// Each has a value-only twin (fractal_sum_value, billow_value, ridged_value, damped_fbm_value)
+// for callers that need heights only: it returns the same value bit for bit and skips the
+// derivative work (about a third of the cost; see benchmarks/bench_noise.cpp).
 // The basis noise is a policy (gradient_basis, value_basis, simplex_basis, or your own with the
 // same members, see gorge/noise/gradient_noise.hpp); its default is quintic gradient noise with pcg3d hashing.
 //
@@ -40,6 +43,20 @@ template <class S, class Weight>
 bool fractal_member_ok(S value, S lowest, Weight weight) {
     return std::isfinite(value) && value >= lowest && within_finite_limit(weight(value));
 }
+
+/// The octave loop every fractal shares: calls octave(q_o, seed_o, freq_o, amp_o) for o = 0 ..
+/// octaves - 1 with q_o = octave_point(p, freq_o), seed_o = derive_seed(seed, o),
+/// freq_{o+1} = lacunarity freq_o and amp_{o+1} = gain amp_o (freq_0 = frequency, amp_0 = 1).
+template <class T, class Params, class Octave>
+GORGE_FORCEINLINE void for_each_octave(vec2<T> p, const Params& params, std::uint32_t seed, Octave&& octave) {
+    T freq = T(params.frequency);
+    T amp = T(1);
+    for (int o = 0; o < params.octaves; ++o) {
+        octave(octave_point(p, freq), derive_seed(seed, std::uint32_t(o)), freq, amp);
+        freq *= T(params.lacunarity);
+        amp *= T(params.gain);
+    }
+}
 }  // namespace detail
 
 /// Sum of |amp_o| over the octaves: with the basis bound, the range of fractal_sum.
@@ -64,14 +81,22 @@ GORGE_FORCEINLINE glm::vec<3, T> fractal_sum(glm::vec<2, T> p, const fbm_params<
                                              std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::fractal_sum: invalid fbm_params");
     glm::vec<3, T> n(T(0), T(0), T(0));
-    T freq = T(params.frequency);
-    T amp = T(1);
-    for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
+    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T freq, T amp) {
+        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
         n += amp * glm::vec<3, T>(v.x, freq * v.y, freq * v.z);
-        freq *= T(params.lacunarity);
-        amp *= T(params.gain);
-    }
+    });
+    return n;
+}
+
+/// fractal_sum()'s value alone, from the basis' value-only form (Basis::eval_value, see
+/// noise_basis): equals fractal_sum(p, params, seed).x bit for bit and skips the gradient's work.
+template <class Basis = gradient_basis<>, class T, class S>
+GORGE_FORCEINLINE T fractal_sum_value(glm::vec<2, T> p, const fbm_params<S>& params, std::uint32_t seed = 0) {
+    GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::fractal_sum_value: invalid fbm_params");
+    T n = T(0);
+    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
+        n += amp * detail::basis_value<Basis>(q, s);
+    });
     return n;
 }
 
@@ -86,15 +111,23 @@ GORGE_FORCEINLINE glm::vec<3, T> billow(glm::vec<2, T> p, const fbm_params<S>& p
                                         std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::billow: invalid fbm_params");
     glm::vec<3, T> n(T(0), T(0), T(0));
-    T freq = T(params.frequency);
-    T amp = T(1);
-    for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
-        const T s = detail::sign(v.x);
-        n += amp * glm::vec<3, T>(detail::abs(v.x), s * freq * v.y, s * freq * v.z);
-        freq *= T(params.lacunarity);
-        amp *= T(params.gain);
-    }
+    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T freq, T amp) {
+        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
+        const T sg = detail::sign(v.x);
+        n += amp * glm::vec<3, T>(detail::abs(v.x), sg * freq * v.y, sg * freq * v.z);
+    });
+    return n;
+}
+
+/// billow()'s value alone (Basis::eval_value per octave): equals billow(p, params, seed).x bit
+/// for bit.
+template <class Basis = gradient_basis<>, class T, class S>
+GORGE_FORCEINLINE T billow_value(glm::vec<2, T> p, const fbm_params<S>& params, std::uint32_t seed = 0) {
+    GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::billow_value: invalid fbm_params");
+    T n = T(0);
+    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
+        n += amp * detail::abs(detail::basis_value<Basis>(q, s));
+    });
     return n;
 }
 
@@ -169,11 +202,9 @@ GORGE_FORCEINLINE glm::vec<3, T> ridged(glm::vec<2, T> p, const ridged_params<S>
     V2 grad(T(0), T(0));
     T weight = T(1);
     V2 weight_grad(T(0), T(0));
-    T freq = T(params.frequency);
-    T amp = T(1);
     const T offset = T(params.offset), feedback = T(params.feedback);
-    for (int o = 0; o < params.octaves; ++o) {
-        const glm::vec<3, T> v = Basis::template eval<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
+    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T freq, T amp) {
+        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
         const T ridge = offset - detail::abs(v.x);
         const V2 ridge_grad = V2(v.y, v.z) * (-detail::sign(v.x) * freq);
         const T signal = ridge * ridge * weight;
@@ -184,10 +215,25 @@ GORGE_FORCEINLINE glm::vec<3, T> ridged(glm::vec<2, T> p, const ridged_params<S>
         const auto inside = gated < T(1);  // gated >= 0 always, so only the upper clamp acts
         weight = detail::min(gated, T(1));
         weight_grad = detail::select<T>(inside, feedback, T(0)) * signal_grad;
-        freq *= T(params.lacunarity);
-        amp *= T(params.gain);
-    }
+    });
     return {value, grad.x, grad.y};
+}
+
+/// ridged()'s value alone (Basis::eval_value per octave, no chain rule through the weights):
+/// equals ridged(p, params, seed).x bit for bit.
+template <class Basis = gradient_basis<>, class T, class S>
+GORGE_FORCEINLINE T ridged_value(glm::vec<2, T> p, const ridged_params<S>& params, std::uint32_t seed = 0) {
+    GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::ridged_value: invalid ridged_params");
+    T value = T(0);
+    T weight = T(1);
+    const T offset = T(params.offset), feedback = T(params.feedback);
+    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
+        const T ridge = offset - detail::abs(detail::basis_value<Basis>(q, s));
+        const T signal = ridge * ridge * weight;
+        value += amp * signal;
+        weight = detail::min(signal * feedback, T(1));
+    });
+    return value;
 }
 
 // ---- derivative-damped fBm ---------------------------------------------------------------------
@@ -255,11 +301,9 @@ GORGE_FORCEINLINE glm::vec<3, T> damped_fbm(glm::vec<2, T> p, const damped_fbm_p
     V2 grad(T(0), T(0));
     V2 d(T(0), T(0));                     // D_o
     T jxx = T(0), jxy = T(0), jyy = T(0);  // J_o = dD_o/dp (symmetric)
-    T freq = T(params.frequency);
-    T amp = T(1);
     const T c = T(params.damping);
-    for (int o = 0; o < params.octaves; ++o) {
-        const noise_d2<T> n = Basis::template eval_d2<T>(detail::octave_point(p, freq), derive_seed(seed, std::uint32_t(o)));
+    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T freq, T amp) {
+        const noise_d2<T> n = Basis::template eval_d2<T>(q, s);
         d += n.gradient;
         jxx += freq * n.dxx;
         jxy += freq * n.dxy;
@@ -269,10 +313,29 @@ GORGE_FORCEINLINE glm::vec<3, T> damped_fbm(glm::vec<2, T> p, const damped_fbm_p
         const V2 grad_d2(T(2) * (jxx * d.x + jxy * d.y), T(2) * (jxy * d.x + jyy * d.y));
         value += amp * n.value * inv;
         grad += amp * (n.gradient * (freq * inv) - grad_d2 * (n.value * c * inv * inv));
-        freq *= T(params.lacunarity);
-        amp *= T(params.gain);
-    }
+    });
     return {value, grad.x, grad.y};
+}
+
+/// damped_fbm()'s value alone: the damping needs each octave's gradient but not its Hessian, so
+/// this takes Basis::eval instead of Basis::eval_d2. For the three shipped bases both forms
+/// compute value and gradient with the same operations, so this equals damped_fbm(p, params,
+/// seed).x bit for bit; a basis of your own whose eval rounds differently from its eval_d2
+/// gets the difference of those roundings.
+template <class Basis = gradient_basis<>, class T, class S>
+GORGE_FORCEINLINE T damped_fbm_value(glm::vec<2, T> p, const damped_fbm_params<S>& params, std::uint32_t seed = 0) {
+    GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::damped_fbm_value: invalid damped_fbm_params");
+    using V2 = detail::vec2<T>;
+    T value = T(0);
+    V2 d(T(0), T(0));  // D_o
+    const T c = T(params.damping);
+    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T, T amp) {
+        const glm::vec<3, T> n = Basis::template eval<T>(q, s);
+        d += V2(n.y, n.z);
+        const T inv = T(1) / (T(1) + c * detail::dot(d, d));
+        value += amp * n.x * inv;
+    });
+    return value;
 }
 
 }  // namespace gorge

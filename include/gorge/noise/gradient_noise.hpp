@@ -3,6 +3,9 @@
 //
 // Every function returns glm::vec<3,T>(value, d/dx, d/dy): the erosion filter needs the height
 // *and* its gradient, and finite differences would cost three more evaluations and add error.
+// Callers that need heights only call the value-only twins (gradient_noise_value, fbm_value; the
+// fractals' *_value in gorge/noise/fractal.hpp): the same value bit for bit, without the
+// derivative work.
 // The derivatives are exact (not approximations) and the noise is C2-continuous (quintic fade,
 // Perlin 2002, "Improving Noise"), so its gradient is continuous across lattice lines.
 //
@@ -26,6 +29,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 #include "../detail/math.hpp"
 #include "../detail/validate.hpp"
@@ -94,6 +99,65 @@ invalid_parameter fractal_first_invalid(S frequency, int octaves, S lacunarity, 
     }
     return nullptr;
 }
+
+/// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3.
+template <class T>
+GORGE_FORCEINLINE vec2<T> quintic_u(vec2<T> f) {
+    return f * f * f * (f * (f * T(6) - T(15)) + T(10));
+}
+
+/// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+template <class T>
+struct quintic_fade {
+    vec2<T> u, du, ddu;
+};
+template <class T>
+GORGE_FORCEINLINE quintic_fade<T> quintic(vec2<T> f) {
+    quintic_fade<T> q;
+    q.u = quintic_u(f);
+    q.du = T(30) * f * f * (f * (f - T(2)) + T(1));
+    // u'' = 60 f (f - 1)(2f - 1) = 60 (2f^3 - 3f^2 + f), zero at both lattice lines (C2 noise).
+    q.ddu = T(60) * f * (f * (T(2) * f - T(3)) + T(1));
+    return q;
+}
+
+/// What every form of gradient noise computes first: the position f in the lattice cell, the
+/// fade u(f), the four corner gradients and their ramps v_c = g_c · (f - c). The forms use what
+/// they need; the compiler drops the rest once they are inlined.
+template <class T>
+struct gradient_cell {
+    vec2<T> f, u;
+    vec2<T> ga, gb, gc, gd;  ///< corner gradients at (0, 0), (1, 0), (0, 1), (1, 1)
+    T va, vb, vc, vd;        ///< ramps
+};
+template <class Hash, class T>
+GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed) {
+    using ops = value_ops<T>;
+    using V2 = vec2<T>;
+    using U = uint_t<T>;
+    const V2 i = detail::floor(q);
+    gradient_cell<T> c;
+    c.f = q - i;
+    c.u = quintic_u(c.f);
+    const U ix = ops::to_uint(ops::to_int(i.x));
+    const U iy = ops::to_uint(ops::to_int(i.y));
+    const U one = U(1u);
+    c.ga = Hash::template lattice2<T>(ix, iy, seed);
+    c.gb = Hash::template lattice2<T>(ix + one, iy, seed);
+    c.gc = Hash::template lattice2<T>(ix, iy + one, seed);
+    c.gd = Hash::template lattice2<T>(ix + one, iy + one, seed);
+    c.va = detail::dot(c.ga, c.f);
+    c.vb = detail::dot(c.gb, c.f - V2(T(1), T(0)));
+    c.vc = detail::dot(c.gc, c.f - V2(T(0), T(1)));
+    c.vd = detail::dot(c.gd, c.f - V2(T(1), T(1)));
+    return c;
+}
+/// The noise value of a cell: va + ux (vb - va) + uy (vc - va) + ux uy k, k = va - vb - vc + vd.
+template <class T>
+GORGE_FORCEINLINE T gradient_cell_value(const gradient_cell<T>& c) {
+    const T k = c.va - c.vb - c.vc + c.vd;
+    return c.va + c.u.x * (c.vb - c.va) + c.u.y * (c.vc - c.va) + c.u.x * c.u.y * k;
+}
 }  // namespace detail
 
 /// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy). Lattice
@@ -101,34 +165,21 @@ invalid_parameter fractal_first_invalid(S frequency, int octaves, S lacunarity, 
 /// well inside [-1, 1] (about ±0.5 in practice).
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE glm::vec<3, T> gradient_noise(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
-    const V2 i = detail::floor(q);
-    const V2 f = q - i;
-    const auto ix = ops::to_uint(ops::to_int(i.x));
-    const auto iy = ops::to_uint(ops::to_int(i.y));
-    using U = detail::uint_t<T>;
-    const U one = U(1u);
+    const detail::gradient_cell<T> c = detail::gradient_locate<Hash>(q, seed);
+    const V2 du = detail::quintic(c.f).du;
+    const T k = c.va - c.vb - c.vc + c.vd;
+    const V2 grad = c.ga + c.u.x * (c.gb - c.ga) + c.u.y * (c.gc - c.ga) + c.u.x * c.u.y * (c.ga - c.gb - c.gc + c.gd) +
+                    du * V2(c.u.y * k + c.vb - c.va, c.u.x * k + c.vc - c.va);
+    return {detail::gradient_cell_value(c), grad.x, grad.y};
+}
 
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
-    const V2 u = f * f * f * (f * (f * T(6) - T(15)) + T(10));
-    const V2 du = T(30) * f * f * (f * (f - T(2)) + T(1));
-
-    const V2 ga = Hash::template lattice2<T>(ix, iy, seed);
-    const V2 gb = Hash::template lattice2<T>(ix + one, iy, seed);
-    const V2 gc = Hash::template lattice2<T>(ix, iy + one, seed);
-    const V2 gd = Hash::template lattice2<T>(ix + one, iy + one, seed);
-
-    const T va = detail::dot(ga, f);
-    const T vb = detail::dot(gb, f - V2(T(1), T(0)));
-    const T vc = detail::dot(gc, f - V2(T(0), T(1)));
-    const T vd = detail::dot(gd, f - V2(T(1), T(1)));
-    const T k = va - vb - vc + vd;
-
-    const T value = va + u.x * (vb - va) + u.y * (vc - va) + u.x * u.y * k;
-    const V2 grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
-                    du * V2(u.y * k + vb - va, u.x * k + vc - va);
-    return {value, grad.x, grad.y};
+/// gradient_noise()'s value alone, for callers that need heights only: the same operations on
+/// the same corners without the gradient's, so it equals gradient_noise(q, seed).x bit for bit
+/// (tests/test_value_only.cpp checks it in float, double and SIMD batches).
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE T gradient_noise_value(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    return detail::gradient_cell_value(detail::gradient_locate<Hash>(q, seed));
 }
 
 /// Parameters of a fractal (fBm) sum. Defaults are the published erosion demo's height function.
@@ -177,6 +228,23 @@ GORGE_FORCEINLINE glm::vec<3, T> fbm(glm::vec<2, T> p, const fbm_params<S>& para
     return n;
 }
 
+/// fbm()'s value alone (gradient_noise_value per octave): equals fbm(p, params, seed).x bit for
+/// bit and skips the gradient's work. Precondition (asserted in debug builds): params.validate()
+/// passes.
+template <class Hash = pcg3d_hash, class T, class S>
+GORGE_FORCEINLINE T fbm_value(glm::vec<2, T> p, const fbm_params<S>& params, std::uint32_t seed = 0) {
+    GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::fbm_value: invalid fbm_params");
+    T n = T(0);
+    T freq = T(params.frequency);
+    T amp = T(1);
+    for (int o = 0; o < params.octaves; ++o) {
+        n += amp * gradient_noise_value<Hash>(detail::octave_point(p, freq), seed);
+        freq *= T(params.lacunarity);
+        amp *= T(params.gain);
+    }
+    return n;
+}
+
 // ---- seeds ---------------------------------------------------------------------------------------
 
 namespace detail {
@@ -206,68 +274,54 @@ struct noise_d2 {
     T dxx, dxy, dyy;
 };
 
-namespace detail {
-/// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
-template <class T>
-struct quintic_fade {
-    vec2<T> u, du, ddu;
-};
-template <class T>
-GORGE_FORCEINLINE quintic_fade<T> quintic(vec2<T> f) {
-    quintic_fade<T> q;
-    q.u = f * f * f * (f * (f * T(6) - T(15)) + T(10));
-    q.du = T(30) * f * f * (f * (f - T(2)) + T(1));
-    // u'' = 60 f (f - 1)(2f - 1) = 60 (2f^3 - 3f^2 + f), zero at both lattice lines (C2 noise).
-    q.ddu = T(60) * f * (f * (T(2) * f - T(3)) + T(1));
-    return q;
-}
-}  // namespace detail
 
-/// gradient_noise() with its Hessian. Value and gradient are the same expressions as
-/// gradient_noise() (equal up to rounding); the Hessian is exact and continuous (the noise is C2).
+/// gradient_noise() with its Hessian. Value and gradient are computed by the same operations as
+/// gradient_noise()'s (equal bit for bit); the Hessian is exact and continuous (the noise is C2).
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
-    using U = detail::uint_t<T>;
-    const V2 i = detail::floor(q);
-    const V2 f = q - i;
-    const U ix = ops::to_uint(ops::to_int(i.x));
-    const U iy = ops::to_uint(ops::to_int(i.y));
-    const U one = U(1u);
-    const detail::quintic_fade<T> w = detail::quintic(f);
-
-    const V2 ga = Hash::template lattice2<T>(ix, iy, seed);
-    const V2 gb = Hash::template lattice2<T>(ix + one, iy, seed);
-    const V2 gc = Hash::template lattice2<T>(ix, iy + one, seed);
-    const V2 gd = Hash::template lattice2<T>(ix + one, iy + one, seed);
-
-    const T va = detail::dot(ga, f);
-    const T vb = detail::dot(gb, f - V2(T(1), T(0)));
-    const T vc = detail::dot(gc, f - V2(T(0), T(1)));
-    const T vd = detail::dot(gd, f - V2(T(1), T(1)));
-    // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients gA, gB, gk).
-    const T a = vb - va, b = vc - va, k = va - vb - vc + vd;
-    const V2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
+    const detail::gradient_cell<T> c = detail::gradient_locate<Hash>(q, seed);
+    const detail::quintic_fade<T> w = detail::quintic(c.f);
+    // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients gA, gB, gk). Value
+    // and gradient are written exactly as in gradient_noise(), so the two forms agree bit for bit.
+    const T a = c.vb - c.va, b = c.vc - c.va, k = c.va - c.vb - c.vc + c.vd;
+    const V2 ga_ = c.gb - c.ga, gb_ = c.gc - c.ga, gk = c.ga - c.gb - c.gc + c.gd;
 
     noise_d2<T> n;
-    n.value = va + w.u.x * a + w.u.y * b + w.u.x * w.u.y * k;
-    n.gradient = ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk +
-                 w.du * V2(w.u.y * k + a, w.u.x * k + b);
+    n.value = detail::gradient_cell_value(c);
+    n.gradient = c.ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk +
+                 w.du * V2(w.u.y * k + c.vb - c.va, w.u.x * k + c.vc - c.va);
     n.dxx = T(2) * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
     n.dyy = T(2) * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
 }
 
+namespace detail {
+/// Noise::eval_value<Hash, T>(q, seed) when the noise provides it, else Noise::eval(q, seed).x
+/// (a noise written before value-only forms existed keeps working, at the full path's cost).
+template <class Noise, class Hash, class T, class = void>
+struct noise_value_form {
+    static GORGE_FORCEINLINE T eval(vec2<T> q, std::uint32_t seed) { return Noise::template eval<Hash, T>(q, seed).x; }
+};
+template <class Noise, class Hash, class T>
+struct noise_value_form<Noise, Hash, T,
+                        std::void_t<decltype(Noise::template eval_value<Hash, T>(std::declval<vec2<T>>(), 0u))>> {
+    static GORGE_FORCEINLINE T eval(vec2<T> q, std::uint32_t seed) { return Noise::template eval_value<Hash, T>(q, seed); }
+};
+}  // namespace detail
+
 /// Basis policy: how a fractal samples its noise. A basis B provides
-///   B::eval(q, seed)     -> vec3(value, d/dqx, d/dqy)
-///   B::eval_d2(q, seed)  -> noise_d2 (value, gradient, Hessian)
-///   B::bound             a number with |value| <= bound for every q, seed and hash value
+///   B::eval(q, seed)        -> vec3(value, d/dqx, d/dqy)
+///   B::eval_d2(q, seed)     -> noise_d2 (value, gradient, Hessian)
+///   B::eval_value(q, seed)  -> the value alone (optional: the value-only fractals fall back to
+///                              eval(q, seed).x without it)
+///   B::bound                a number with |value| <= bound for every q, seed and hash value
 /// noise_basis<Noise, Hash> is that policy for a noise hashed with Hash. Noise names the noise's
-/// two forms and its bound: Noise::eval<Hash, T>(q, seed), Noise::eval_d2<Hash, T>(q, seed) and
-/// Noise::bound. gradient_basis, value_basis and simplex_basis are noise_basis of the three
-/// shipped noises; a noise of your own needs only its Noise class (or a basis written out).
+/// forms and its bound: Noise::eval<Hash, T>(q, seed), Noise::eval_d2<Hash, T>(q, seed),
+/// optionally Noise::eval_value<Hash, T>(q, seed), and Noise::bound. gradient_basis, value_basis
+/// and simplex_basis are noise_basis of the three shipped noises; a noise of your own needs only
+/// its Noise class (or a basis written out).
 template <class Noise, class Hash = pcg3d_hash>
 struct noise_basis {
     static constexpr double bound = Noise::bound;
@@ -279,7 +333,27 @@ struct noise_basis {
     static GORGE_FORCEINLINE noise_d2<T> eval_d2(glm::vec<2, T> q, std::uint32_t seed) {
         return Noise::template eval_d2<Hash, T>(q, seed);
     }
+    template <class T>
+    static GORGE_FORCEINLINE T eval_value(glm::vec<2, T> q, std::uint32_t seed) {
+        return detail::noise_value_form<Noise, Hash, T>::eval(q, seed);
+    }
 };
+
+namespace detail {
+/// Basis::eval_value(q, seed) when the basis provides it, else Basis::eval(q, seed).x.
+template <class Basis, class T, class = void>
+struct basis_value_form {
+    static GORGE_FORCEINLINE T eval(vec2<T> q, std::uint32_t seed) { return Basis::template eval<T>(q, seed).x; }
+};
+template <class Basis, class T>
+struct basis_value_form<Basis, T, std::void_t<decltype(Basis::template eval_value<T>(std::declval<vec2<T>>(), 0u))>> {
+    static GORGE_FORCEINLINE T eval(vec2<T> q, std::uint32_t seed) { return Basis::template eval_value<T>(q, seed); }
+};
+template <class Basis, class T>
+GORGE_FORCEINLINE T basis_value(vec2<T> q, std::uint32_t seed) {
+    return basis_value_form<Basis, T>::eval(q, seed);
+}
+}  // namespace detail
 
 namespace detail {
 /// Quintic gradient noise for noise_basis: |value| < 1 (typically within ±0.5).
@@ -289,6 +363,8 @@ struct gradient_noise_forms {
     static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return gradient_noise<Hash>(q, seed); }
     template <class Hash, class T>
     static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return gradient_noise_d2<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE T eval_value(vec2<T> q, std::uint32_t seed) { return gradient_noise_value<Hash>(q, seed); }
 };
 }  // namespace detail
 

@@ -55,37 +55,58 @@ GORGE_FORCEINLINE void simplex_corner(noise_d2<T>& n, vec2<T> x, vec2<T> g) {
     n.dyy += -c3 * (T(2) * g.y * x.y + gx) + c2 * x.y * x.y;
     n.dxy += -c3 * (g.x * x.y + g.y * x.x) + c2 * x.x * x.y;
 }
+
+/// One corner's kernel t^4 (g · x) alone (the value term of simplex_corner, same operations).
+template <class T>
+GORGE_FORCEINLINE T simplex_corner_value(vec2<T> x, vec2<T> g) {
+    const T t = detail::max(constant<T>(simplex_radius_sq) - detail::dot(x, x), T(0));
+    const T t2 = t * t, t4 = t2 * t2;
+    return t4 * detail::dot(g, x);
+}
+
+/// The skewed cell of q and the offsets of its three corners: what simplex_noise_d2 and
+/// simplex_noise_value share.
+template <class T>
+struct simplex_cell {
+    vec2<T> x0, x1, x2;        ///< q minus each corner
+    uint_t<T> ix, iy, sx, sy;  ///< the first corner's lattice point and the middle corner's step
+};
+template <class T>
+GORGE_FORCEINLINE simplex_cell<T> simplex_locate(vec2<T> q) {
+    using ops = value_ops<T>;
+    using V2 = vec2<T>;
+    const T skew = (q.x + q.y) * constant<T>(simplex_skew);
+    const V2 cell = detail::floor(V2(q.x + skew, q.y + skew));
+    const T unskew = (cell.x + cell.y) * constant<T>(simplex_unskew);
+    simplex_cell<T> c;
+    c.x0 = q - (cell - V2(unskew, unskew));
+    // Lower triangle (x0.x > x0.y) takes the middle corner (1, 0), the upper one (0, 1). On the
+    // diagonal either choice is exact: the middle corner is then at the kernel radius.
+    const T step_x = detail::select<T>(c.x0.x > c.x0.y, T(1), T(0));
+    const T step_y = T(1) - step_x;
+    c.x1 = c.x0 - V2(step_x, step_y) + V2(constant<T>(simplex_unskew), constant<T>(simplex_unskew));
+    const T far = constant<T>(2 * simplex_unskew - 1);
+    c.x2 = c.x0 + V2(far, far);
+    c.ix = ops::to_uint(ops::to_int(cell.x));
+    c.iy = ops::to_uint(ops::to_int(cell.y));
+    c.sx = ops::to_uint(ops::to_int(step_x));
+    c.sy = ops::to_uint(ops::to_int(step_y));
+    return c;
+}
 }  // namespace detail
 
 /// 2D simplex noise and its Hessian at q.
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE noise_d2<T> simplex_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
     using U = detail::uint_t<T>;
-    const T skew = (q.x + q.y) * detail::constant<T>(detail::simplex_skew);
-    const V2 cell = detail::floor(V2(q.x + skew, q.y + skew));
-    const T unskew = (cell.x + cell.y) * detail::constant<T>(detail::simplex_unskew);
-    const V2 x0 = q - (cell - V2(unskew, unskew));
-
-    // Lower triangle (x0.x > x0.y) takes the middle corner (1, 0), the upper one (0, 1). On the
-    // diagonal either choice is exact: the middle corner is then at the kernel radius.
-    const T step_x = detail::select<T>(x0.x > x0.y, T(1), T(0));
-    const T step_y = T(1) - step_x;
-    const V2 x1 = x0 - V2(step_x, step_y) + V2(detail::constant<T>(detail::simplex_unskew), detail::constant<T>(detail::simplex_unskew));
-    const T far = detail::constant<T>(2 * detail::simplex_unskew - 1);
-    const V2 x2 = x0 + V2(far, far);
-
-    const U ix = ops::to_uint(ops::to_int(cell.x));
-    const U iy = ops::to_uint(ops::to_int(cell.y));
+    const detail::simplex_cell<T> c = detail::simplex_locate(q);
     const U one = U(1u);
-    const U sx = ops::to_uint(ops::to_int(step_x));
-    const U sy = ops::to_uint(ops::to_int(step_y));
 
     noise_d2<T> n{T(0), V2(T(0), T(0)), T(0), T(0), T(0)};
-    detail::simplex_corner(n, x0, Hash::template lattice2<T>(ix, iy, seed));
-    detail::simplex_corner(n, x1, Hash::template lattice2<T>(ix + sx, iy + sy, seed));
-    detail::simplex_corner(n, x2, Hash::template lattice2<T>(ix + one, iy + one, seed));
+    detail::simplex_corner(n, c.x0, Hash::template lattice2<T>(c.ix, c.iy, seed));
+    detail::simplex_corner(n, c.x1, Hash::template lattice2<T>(c.ix + c.sx, c.iy + c.sy, seed));
+    detail::simplex_corner(n, c.x2, Hash::template lattice2<T>(c.ix + one, c.iy + one, seed));
 
     const T s = detail::constant<T>(detail::simplex_scale);
     n.value *= s;
@@ -94,6 +115,20 @@ GORGE_FORCEINLINE noise_d2<T> simplex_noise_d2(glm::vec<2, T> q, std::uint32_t s
     n.dxy *= s;
     n.dyy *= s;
     return n;
+}
+
+/// simplex_noise()'s value alone (the same operations, without the derivatives'): equals
+/// simplex_noise(q, seed).x bit for bit.
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE T simplex_noise_value(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    using U = detail::uint_t<T>;
+    const detail::simplex_cell<T> c = detail::simplex_locate(q);
+    const U one = U(1u);
+    T value = T(0);
+    value += detail::simplex_corner_value(c.x0, Hash::template lattice2<T>(c.ix, c.iy, seed));
+    value += detail::simplex_corner_value(c.x1, Hash::template lattice2<T>(c.ix + c.sx, c.iy + c.sy, seed));
+    value += detail::simplex_corner_value(c.x2, Hash::template lattice2<T>(c.ix + one, c.iy + one, seed));
+    return value * detail::constant<T>(detail::simplex_scale);
 }
 
 /// 2D simplex noise at q: (value, d/dqx, d/dqy), |value| < 0.998.
@@ -111,6 +146,8 @@ struct simplex_noise_forms {
     static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return simplex_noise<Hash>(q, seed); }
     template <class Hash, class T>
     static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return simplex_noise_d2<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE T eval_value(vec2<T> q, std::uint32_t seed) { return simplex_noise_value<Hash>(q, seed); }
 };
 }  // namespace detail
 

@@ -23,28 +23,50 @@
 
 namespace gorge {
 
+namespace detail {
+/// The lattice cell of q for value noise: the position f in the cell and the corner values
+/// a (0, 0), b (1, 0), c (0, 1), d (1, 1) (the first hash component of each corner).
+template <class T>
+struct value_cell {
+    vec2<T> f;
+    T a, b, c, d;
+};
+template <class Hash, class T>
+GORGE_FORCEINLINE value_cell<T> value_locate(vec2<T> q, std::uint32_t seed) {
+    using ops = value_ops<T>;
+    using U = uint_t<T>;
+    const vec2<T> i = detail::floor(q);
+    const U ix = ops::to_uint(ops::to_int(i.x));
+    const U iy = ops::to_uint(ops::to_int(i.y));
+    const U one = U(1u);
+    value_cell<T> cell;
+    cell.f = q - i;
+    cell.a = Hash::template lattice2<T>(ix, iy, seed).x;
+    cell.b = Hash::template lattice2<T>(ix + one, iy, seed).x;
+    cell.c = Hash::template lattice2<T>(ix, iy + one, seed).x;
+    cell.d = Hash::template lattice2<T>(ix + one, iy + one, seed).x;
+    return cell;
+}
+/// a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d.
+template <class T>
+GORGE_FORCEINLINE T value_cell_value(const value_cell<T>& cell, vec2<T> u) {
+    const T k = cell.a - cell.b - cell.c + cell.d;
+    return cell.a + u.x * (cell.b - cell.a) + u.y * (cell.c - cell.a) + u.x * u.y * k;
+}
+}  // namespace detail
+
 /// Quintic value noise and its Hessian at q. value = a + ux (b - a) + uy (c - a) + ux uy k with
 /// the corner values a, b, c, d and k = a - b - c + d.
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE noise_d2<T> value_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using ops = detail::value_ops<T>;
     using V2 = detail::vec2<T>;
-    using U = detail::uint_t<T>;
-    const V2 i = detail::floor(q);
-    const V2 f = q - i;
-    const U ix = ops::to_uint(ops::to_int(i.x));
-    const U iy = ops::to_uint(ops::to_int(i.y));
-    const U one = U(1u);
-    const detail::quintic_fade<T> w = detail::quintic(f);
-
-    const T a = Hash::template lattice2<T>(ix, iy, seed).x;
-    const T b = Hash::template lattice2<T>(ix + one, iy, seed).x;
-    const T c = Hash::template lattice2<T>(ix, iy + one, seed).x;
-    const T d = Hash::template lattice2<T>(ix + one, iy + one, seed).x;
-    const T k = a - b - c + d;
+    const detail::value_cell<T> cell = detail::value_locate<Hash>(q, seed);
+    const detail::quintic_fade<T> w = detail::quintic(cell.f);
+    const T a = cell.a, b = cell.b, c = cell.c;
+    const T k = a - b - c + cell.d;
 
     noise_d2<T> n;
-    n.value = a + w.u.x * (b - a) + w.u.y * (c - a) + w.u.x * w.u.y * k;
+    n.value = detail::value_cell_value(cell, w.u);
     n.gradient = V2(w.du.x * (b - a + w.u.y * k), w.du.y * (c - a + w.u.x * k));
     n.dxx = w.ddu.x * (b - a + w.u.y * k);
     n.dyy = w.ddu.y * (c - a + w.u.x * k);
@@ -59,6 +81,14 @@ GORGE_FORCEINLINE glm::vec<3, T> value_noise(glm::vec<2, T> q, std::uint32_t see
     return {n.value, n.gradient.x, n.gradient.y};
 }
 
+/// value_noise()'s value alone (the same operations, without the derivatives'): equals
+/// value_noise(q, seed).x bit for bit.
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE T value_noise_value(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    const detail::value_cell<T> cell = detail::value_locate<Hash>(q, seed);
+    return detail::value_cell_value(cell, detail::quintic_u(cell.f));
+}
+
 namespace detail {
 /// Quintic value noise for noise_basis: |value| < 1.
 struct value_noise_forms {
@@ -67,6 +97,8 @@ struct value_noise_forms {
     static GORGE_FORCEINLINE auto eval(vec2<T> q, std::uint32_t seed) { return value_noise<Hash>(q, seed); }
     template <class Hash, class T>
     static GORGE_FORCEINLINE auto eval_d2(vec2<T> q, std::uint32_t seed) { return value_noise_d2<Hash>(q, seed); }
+    template <class Hash, class T>
+    static GORGE_FORCEINLINE T eval_value(vec2<T> q, std::uint32_t seed) { return value_noise_value<Hash>(q, seed); }
 };
 }  // namespace detail
 

@@ -286,13 +286,21 @@ std::vector<S> tile_columns(const tile_sampling<S>& s, std::int64_t first_x, std
     return xs;
 }
 
+/// True when Field has a value-only member `value(glm::vec<2, B>) -> B` (the noise fields of
+/// gorge/noise/field.hpp do): evaluate_tile then uses it when only heights are asked for.
+template <class Field, class B, class = void>
+struct has_batch_value : std::false_type {};
+template <class Field, class B>
+struct has_batch_value<Field, B, std::void_t<decltype(std::declval<const Field&>().value(std::declval<const glm::vec<2, B>&>()))>>
+    : std::is_same<std::decay_t<decltype(std::declval<const Field&>().value(std::declval<const glm::vec<2, B>&>()))>, B> {};
+
 /// What erode_tile and evaluate_tile share: checks the sampling, the buffers, the index range and
-/// the thread count, then calls emit(p, h, i, j, count) for every batch of the tile (row j,
-/// columns i .. i + count - 1, p the batch's points, h the field there as a height_sample; the
-/// fade rule of `rule` applies to vec3 fields) on `threads` threads.
-template <class S, class Field, class Emit>
-void fill_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
-               const tile_buffers<S>& out, unsigned threads, const tile_settings<S>& rule, const char* who,
+/// the thread count, then calls emit(p, sample(p, x, y), i, j, count) for every batch of the tile
+/// (row j, columns i .. i + count - 1, p the batch's points, x their coordinates and y the row's)
+/// on `threads` threads.
+template <class S, class Field, class Sample, class Emit>
+void fill_tile(const Field&, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
+               const tile_buffers<S>& out, unsigned threads, const char* who, const Sample& sample,
                const Emit& emit) {
     static_assert(std::is_same<S, float>::value || std::is_same<S, double>::value,
                   "gorge: tiles are of float or double (S)");
@@ -318,7 +326,7 @@ void fill_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_
                 const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
                 const S* const x = xs.data() + i;
                 const glm::vec<2, B> p(load_lanes(x, lanes), B(y));
-                emit(p, sample_field(field, p, x, y, rule), i, j, count);
+                emit(p, sample(p, x, y), i, j, count);
             }
         }
     };
@@ -335,7 +343,10 @@ void erode_tile(const Field& field, const tile_sampling<S>& sampling, std::int64
     settings.validate();
     using B = simd_batch_t<S>;
     const glm::vec<2, B> offset(B(settings.height_offset.x), B(settings.height_offset.y));
-    detail::fill_tile(field, sampling, first_x, first_y, out, settings.threads, settings, "gorge::erode_tile",
+    const auto sample = [&](const glm::vec<2, B>& p, const S* x, S y) {
+        return detail::sample_field(field, p, x, y, settings);
+    };
+    detail::fill_tile(field, sampling, first_x, first_y, out, settings.threads, "gorge::erode_tile", sample,
                       [&](const glm::vec<2, B>& p, const height_sample<B>& h, std::ptrdiff_t i, std::ptrdiff_t j,
                           std::size_t count) {
                           const erosion_result<B> r = erosion_filter<Hash>(p, h.height_and_slope, h.fade_target,
@@ -353,21 +364,37 @@ void erode_tile(const Field& field, const tile_sampling<S>& sampling, std::int64
 
 /// Fills the tile's height and gradient buffers with the raw field (no erosion); ridge_map must
 /// be unset. `field` as for erode_tile; `threads` follows the rule of tile_settings::threads
-/// (default 1, 0 = all hardware threads, at most max_threads).
+/// (default 1, 0 = all hardware threads, at most max_threads). When only `height` is set and the
+/// field has a value-only member `value(glm::vec<2, T>) -> T` for batches (gorge's noise fields
+/// do), that member is called instead of the full field: the same heights (bit for bit for
+/// gorge's fields), without the gradient's work.
 template <class S, class Field>
 void evaluate_tile(const Field& field, const tile_sampling<S>& sampling, std::int64_t first_x, std::int64_t first_y,
                    const tile_buffers<S>& out, unsigned threads = 1) {
     if (out.ridge_map.data())
         throw std::invalid_argument("gorge::evaluate_tile: ridge_map is not an output of a raw field");
     using B = simd_batch_t<S>;
+    const char* const who = "gorge::evaluate_tile";
+    if constexpr (detail::has_batch_value<Field, B>::value) {
+        if (!out.gradient_x.data() && !out.gradient_y.data()) {
+            detail::fill_tile(
+                field, sampling, first_x, first_y, out, threads, who,
+                [&](const glm::vec<2, B>& p, const S*, S) { return field.value(p); },
+                [&](const glm::vec<2, B>&, const B& h, std::ptrdiff_t i, std::ptrdiff_t j, std::size_t count) {
+                    store_lanes<S>(h, &out.height(i, j), count);
+                });
+            return;
+        }
+    }
     const tile_settings<S> rule{};  // only consulted for the (unused) fade target of vec3 fields
-    detail::fill_tile(field, sampling, first_x, first_y, out, threads, rule, "gorge::evaluate_tile",
-                      [&](const glm::vec<2, B>&, const height_sample<B>& h, std::ptrdiff_t i, std::ptrdiff_t j,
-                          std::size_t count) {
-                          if (out.height.data()) store_lanes<S>(h.height_and_slope.x, &out.height(i, j), count);
-                          if (out.gradient_x.data()) store_lanes<S>(h.height_and_slope.y, &out.gradient_x(i, j), count);
-                          if (out.gradient_y.data()) store_lanes<S>(h.height_and_slope.z, &out.gradient_y(i, j), count);
-                      });
+    detail::fill_tile(
+        field, sampling, first_x, first_y, out, threads, who,
+        [&](const glm::vec<2, B>& p, const S* x, S y) { return detail::sample_field(field, p, x, y, rule); },
+        [&](const glm::vec<2, B>&, const height_sample<B>& h, std::ptrdiff_t i, std::ptrdiff_t j, std::size_t count) {
+            if (out.height.data()) store_lanes<S>(h.height_and_slope.x, &out.height(i, j), count);
+            if (out.gradient_x.data()) store_lanes<S>(h.height_and_slope.y, &out.gradient_x(i, j), count);
+            if (out.gradient_y.data()) store_lanes<S>(h.height_and_slope.z, &out.gradient_y(i, j), count);
+        });
 }
 
 }  // namespace gorge
