@@ -6,6 +6,9 @@
 //
 // Usage: node run_parity.mjs --data DIR --gorge gorge.wgsl --harness parity.wgsl --web WEB_DIR
 //                            [--chromium PATH] [--page runner.html] [--runtime chromium|dawn]
+//                            [--compile FILE.wgsl]...
+// Each --compile file is compiled after gorge.wgsl (no rows run; e.g. the README's example) and
+// fails the test if it does not compile.
 // --runtime dawn runs the same shader through Node's `webgpu` package (Dawn) instead of Chromium,
 // on the machine's GPU (install it with `npm install --no-save webgpu` in web/; not in the
 // lockfile, and not what ctest runs).
@@ -34,6 +37,7 @@ const webDir = arg('web', path.join(here, '..', '..', 'web'));
 const chromium = arg('chromium', process.env.GORGE_CHROMIUM || '/usr/bin/chromium');
 const pagePath = arg('page', path.join(here, 'runner.html'));
 const runtime = arg('runtime', 'chromium');
+const compileOnly = argv.flatMap((a, i) => (a === '--compile' && i + 1 < argv.length ? [argv[i + 1]] : []));
 if (!dataDir || !gorgePath) {
   console.error('usage: node run_parity.mjs --data DIR --gorge gorge.wgsl [--harness parity.wgsl] [--web DIR] [--chromium PATH]');
   process.exit(2);
@@ -152,6 +156,18 @@ async function runInPage(code, rowsBase64, rowCount, outWordsPerRow, gpuObject) 
   };
 }
 
+// Compiles a module and returns its compilation messages (in the page, or in Node with Dawn).
+async function compileInPage(code, gpuObject) {
+  const gpu = gpuObject || navigator.gpu;
+  const adapter = gpu && await gpu.requestAdapter();
+  if (!adapter) return { error: 'no WebGPU adapter' };
+  const device = await adapter.requestDevice();
+  const module = device.createShaderModule({ code });
+  const info = await module.getCompilationInfo();
+  device.destroy();
+  return { messages: info.messages.map((m) => ({ type: m.type, line: m.lineNum, column: m.linePos, text: m.message })) };
+}
+
 // Flags: WebGPU is behind --enable-unsafe-webgpu on Linux; SwiftShader is the CPU adapter that
 // needs no GPU (GORGE_WEBGPU_ADAPTER=default leaves the choice to Chromium, e.g. to try a real
 // GPU); --no-sandbox because CI containers run as root.
@@ -188,6 +204,21 @@ try {
     page.on('pageerror', (e) => consoleErrors.push(String(e)));
     await page.goto(pathToFileURL(pagePath).href);
     console.log(`Chromium ${await browser.version()}`);
+  }
+  for (const file of compileOnly) {
+    const code = gorgeSource + '\n' + readFileSync(file, 'utf8');
+    const r = page ? await page.evaluate(compileInPage, code) : await compileInPage(code, dawnGpu);
+    const errors = (r.messages || []).filter((m) => m.type === 'error');
+    for (const m of r.messages || []) {
+      const at = m.line <= gorgeLines ? `${gorgePath}:${m.line}` : `${file}:${m.line - gorgeLines}`;
+      console.log(`${at}:${m.column}: ${m.type}: ${m.text}`);
+    }
+    if (r.error || errors.length) {
+      console.log(`FAIL: ${file} ${r.error || 'does not compile after gorge.wgsl'}`);
+      ok = false;
+    } else {
+      console.log(`${file}: compiles after gorge.wgsl`);
+    }
   }
   for (const batch of manifest.batches) {
     const rows = typed(`${batch.hash}.rows.u32`, Uint32Array);
