@@ -8,10 +8,13 @@
 //   --runtime dawn      Node's `webgpu` package (Dawn), if installed in web/node_modules
 //                       (`npm install --no-save webgpu` in web/; it is not in the lockfile)
 // Usage: node bench_wgsl.mjs [--runtime chromium|dawn] [--size N] [--reps R] [--hash pcg3d|shadertoy]
-//                            [--gorge include/gorge/wgsl/gorge.wgsl] [--web web] [--chromium PATH]
+//                            [--builtin-trig] [--gorge include/gorge/wgsl/gorge.wgsl] [--web web]
+//                            [--chromium PATH]
 // Prints the adapter, the time of each timed dispatch (after one untimed warm-up) and the best and
-// median throughput. Timing is host-side (submit to onSubmittedWorkDone), so small tiles measure
-// the submission overhead too: use size >= 2048 on a GPU.
+// median throughput. With the adapter's timestamp-query feature the times are the GPU's (start to
+// end of the compute pass); without it they are host-side (submit to onSubmittedWorkDone), which
+// counts the submission too: use size >= 2048 on a GPU. --builtin-trig swaps gorge's own cos/sin
+// (gorge_detail_cos_sin) for WGSL's builtins, to measure what the accurate ones cost.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -27,6 +30,7 @@ const runtime = arg('runtime', 'chromium');
 const size = Number(arg('size', runtime === 'dawn' ? 4096 : 512));
 const reps = Number(arg('reps', 5));
 const hash = arg('hash', 'pcg3d');
+const builtinTrig = argv.includes('--builtin-trig');
 const gorgePath = arg('gorge', path.join(here, '..', '..', 'include', 'gorge', 'wgsl', 'gorge.wgsl'));
 const webDir = path.resolve(arg('web', path.join(here, '..', '..', 'web')));
 const chromium = arg('chromium', process.env.GORGE_CHROMIUM || '/usr/bin/chromium');
@@ -45,17 +49,28 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
     heights[id.y * n + id.x] = gorge_demo_pipeline_defaults${hash === 'pcg3d' ? '' : '_' + hash}(p, 0u).height;
 }
 `;
-const code = readFileSync(gorgePath, 'utf8') + '\n' + kernel;
+let gorgeSource = readFileSync(gorgePath, 'utf8');
+if (builtinTrig) {
+  const call = 'gorge_detail_cos_sin(angle)';
+  if (!gorgeSource.includes(call)) throw new Error(`--builtin-trig: ${call} not found in ${gorgePath}`);
+  gorgeSource = gorgeSource.replace(call, 'vec2f(cos(angle), sin(angle))');
+}
+const code = gorgeSource + '\n' + kernel;
 
 // Runs in the page (Chromium) or in Node (Dawn): self-contained, takes the GPU object.
 async function bench(gpu, code, size, reps) {
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) return { error: 'no WebGPU adapter' };
   const info = adapter.info || {};
+  const timestamps = adapter.features.has('timestamp-query');
   const device = await adapter.requestDevice({
+    requiredFeatures: timestamps ? ['timestamp-query'] : [],
     requiredLimits: { maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       maxBufferSize: adapter.limits.maxBufferSize },
   });
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : null;
+  const resolved = timestamps ? device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
+  const stamps = timestamps ? device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }) : null;
   const module = device.createShaderModule({ code });
   const compilation = await module.getCompilationInfo();
   const errors = compilation.messages.filter((m) => m.type === 'error');
@@ -71,15 +86,25 @@ async function bench(gpu, code, size, reps) {
   const groups = Math.ceil(size / 8);
   const run = async () => {
     const encoder = device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
+    const pass = encoder.beginComputePass(timestamps
+      ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, bind);
     pass.dispatchWorkgroups(groups, groups);
     pass.end();
+    if (timestamps) {
+      encoder.resolveQuerySet(querySet, 0, 2, resolved, 0);
+      encoder.copyBufferToBuffer(resolved, 0, stamps, 0, 16);
+    }
     const t0 = performance.now();
     device.queue.submit([encoder.finish()]);
     await device.queue.onSubmittedWorkDone();
-    return (performance.now() - t0) / 1000;
+    const host = (performance.now() - t0) / 1000;
+    if (!timestamps) return host;
+    await stamps.mapAsync(GPUMapMode.READ);
+    const t = new BigInt64Array(stamps.getMappedRange().slice(0));
+    stamps.unmap();
+    return Number(t[1] - t[0]) / 1e9;
   };
   await run();  // warm-up (pipeline compilation on some back ends)
   const seconds = [];
@@ -93,7 +118,7 @@ async function bench(gpu, code, size, reps) {
   readback.unmap();
   device.destroy();
   return { adapter: `${info.vendor || '?'} ${info.architecture || '?'} ${info.device || ''} ${info.description || ''}`.trim(),
-    seconds, first };
+    seconds, first, timing: timestamps ? 'GPU timestamps' : 'host clock' };
 }
 
 let result;
@@ -137,7 +162,7 @@ const points = size * size;
 const sorted = [...result.seconds].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)];
 console.log(`${version}, adapter "${result.adapter}"`);
-console.log(`demo pipeline (${hash}), ${size}x${size} = ${points} points, ${reps} timed dispatches: ` +
+console.log(`demo pipeline (${hash}${builtinTrig ? ', builtin sin/cos' : ''}), ${result.timing}, ${size}x${size} = ${points} points, ${reps} timed dispatches: ` +
   result.seconds.map((t) => `${(t * 1000).toFixed(1)} ms`).join(', '));
 console.log(`best ${(points / sorted[0] / 1e6).toFixed(2)} Mpoints/s, median ${(points / median / 1e6).toFixed(2)} Mpoints/s` +
   ` (height at the first sample: ${result.first.toFixed(6)})`);
