@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -98,6 +99,27 @@ gorge::grid<float> library_filter(const std::string& path, const gorge::tile_set
 bool same_bits(const gorge::grid<float>& a, const gorge::grid<float>& b) {
     return a.width() == b.width() && a.height() == b.height() &&
            std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// A command line that must be refused, and what its message must name.
+struct refused_case {
+    std::string args;
+    std::string named;
+};
+
+/// Runs every case: exit code 2, the culprit named on stderr, the scratch directory left as
+/// `before` (nothing written), and `also` (when given) still true.
+void check_refused(const scratch_dir& dir, const std::vector<refused_case>& cases, const std::vector<std::string>& before,
+                   const std::function<bool()>& also = {}) {
+    for (const refused_case& c : cases) {
+        INFO("gorge " << c.args);
+        const run_result r = run_gorge(dir, c.args);
+        CHECK(r.code == 2);
+        INFO("stderr: " << r.err);
+        CHECK(contains(r.err, c.named));
+        CHECK(dir.entries() == before);
+        if (also) CHECK(also());
+    }
 }
 
 }  // namespace
@@ -218,11 +240,7 @@ TEST_CASE("gorge filter: bad files and options exit with 2, name the culprit and
     std::ofstream(dir.file("text.png")) << "not a png";
     const std::vector<std::string> before = dir.entries();
 
-    struct bad_case {
-        std::string args;
-        std::string named;
-    };
-    const bad_case cases[] = {
+    check_refused(dir, {
         {"filter missing.png keep.png", "missing.png"},
         {"filter truncated.png keep.png", "truncated.png"},
         {"filter text.png keep.png", "text.png"},
@@ -244,16 +262,7 @@ TEST_CASE("gorge filter: bad files and options exit with 2, name the culprit and
         {"filter in.png keep.png --ridge no_such_dir/ridge.png", "no_such_dir/ridge.png"},
         {"filter in.png keep.png --save-preset no_such_dir/p.json", "no_such_dir/p.json"},
         {"no-such-subcommand", "no-such-subcommand"},
-    };
-    for (const bad_case& c : cases) {
-        INFO("gorge " << c.args);
-        const run_result r = run_gorge(dir, c.args);
-        CHECK(r.code == 2);
-        INFO("stderr: " << r.err);
-        CHECK(contains(r.err, c.named));
-        CHECK(dir.entries() == before);
-        CHECK(read_text(dir.file("keep.png")) == "previous content");
-    }
+    }, before, [&] { return read_text(dir.file("keep.png")) == "previous content"; });
 }
 
 namespace {
@@ -348,8 +357,7 @@ TEST_CASE("gorge fill, thermal and droplets equal the library calls bit for bit"
 TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write nothing", "[cli]") {
     scratch_dir dir;
     write_terrain_png(dir.file("in.png"), 30, 20);
-    const std::vector<std::string> before = dir.entries();
-    const std::pair<std::string, std::string> cases[] = {
+    check_refused(dir, {
         {"fill missing.png out.png", "missing.png"},
         {"fill in.png out.bmp", "out.bmp"},
         {"fill in.png out.png --method lakes", "--method"},
@@ -366,15 +374,7 @@ TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write n
         {"droplets in.png out.png --edge wrap", "--edge"},
         {"droplets in.png out.png --schedule tiled --rounds 0", "--rounds"},
         {"droplets in.png out.png --interleave maybe", "--interleave"},
-    };
-    for (const auto& c : cases) {
-        INFO("gorge " << c.first);
-        const run_result r = run_gorge(dir, c.first);
-        CHECK(r.code == 2);
-        INFO("stderr: " << r.err);
-        CHECK(contains(r.err, c.second));
-        CHECK(dir.entries() == before);
-    }
+    }, dir.entries());
 }
 
 TEST_CASE("gorge generate: neighbouring tiles share their edges bit for bit", "[cli]") {
@@ -422,7 +422,7 @@ TEST_CASE("gorge generate: neighbouring tiles share their edges bit for bit", "[
 
 TEST_CASE("gorge generate: bad options exit with 2 and write nothing", "[cli]") {
     scratch_dir dir;
-    const std::pair<std::string, std::string> cases[] = {
+    check_refused(dir, {
         {"generate out.png --size 1", "--size"},
         {"generate out.png --size 20000", "--size"},
         {"generate out.png --tile-x 9223372036854775807", "--tile-x"},
@@ -432,15 +432,7 @@ TEST_CASE("gorge generate: bad options exit with 2 and write nothing", "[cli]") 
         {"generate out.png --octaves 40", "--octaves"},
         {"generate out.tga", "out.tga"},
         {"generate out.png --range 1,0", "--range"},
-    };
-    for (const auto& c : cases) {
-        INFO("gorge " << c.first);
-        const run_result r = run_gorge(dir, c.first);
-        CHECK(r.code == 2);
-        INFO("stderr: " << r.err);
-        CHECK(contains(r.err, c.second));
-        CHECK(dir.entries().empty());
-    }
+    }, std::vector<std::string>());
 }
 
 TEST_CASE("gorge rivers: mask, accumulation and directions equal the library's", "[cli]") {
@@ -471,22 +463,14 @@ TEST_CASE("gorge rivers: mask, accumulation and directions equal the library's",
     CHECK(rivers < 80 * 60 / 2);
     CHECK(contains(r.out, "river cells: " + std::to_string(rivers) + " of 4800 (threshold 40 cells)"));
 
-    const std::vector<std::string> before = dir.entries();
-    const std::pair<std::string, std::string> cases[] = {
+    check_refused(dir, {
         {"rivers in.png m.exr", "m.exr"},
+        {"rivers in.png m.tif", "m.tif"},
         {"rivers in.png m.png --directions d.exr", "d.exr"},
         {"rivers in.png m.png --rule uphill", "--rule"},
         {"rivers missing.png m.png", "missing.png"},
         {"rivers in.png m.png --threshold -3", "--threshold"},
-    };
-    for (const auto& c : cases) {
-        INFO("gorge " << c.first);
-        const run_result bad = run_gorge(dir, c.first);
-        CHECK(bad.code == 2);
-        INFO("stderr: " << bad.err);
-        CHECK(contains(bad.err, c.second));
-        CHECK(dir.entries() == before);
-    }
+    }, dir.entries());
 }
 
 TEST_CASE("gorge biomes: the library's biome map as an RGBA PNG", "[cli]") {
@@ -579,15 +563,10 @@ TEST_CASE("--preview writes a normalised 8-bit PNG of the result, committed with
 
         // A preview that cannot be written: nothing is written at all (exit 2, named); one that is
         // not a PNG is refused before any work.
-        const std::vector<std::string> before = dir.entries();
-        const run_result bad = run_gorge(dir, std::string(command) + " --preview no_such_dir/p.png");
-        CHECK(bad.code == 2);
-        CHECK(contains(bad.err, "no_such_dir/p.png"));
-        CHECK(dir.entries() == before);
-        const run_result wrong = run_gorge(dir, std::string(command) + " --preview p.exr");
-        CHECK(wrong.code == 2);
-        CHECK(contains(wrong.err, "--preview"));
-        CHECK(dir.entries() == before);
+        check_refused(dir,
+                      {{std::string(command) + " --preview no_such_dir/p.png", "no_such_dir/p.png"},
+                       {std::string(command) + " --preview p.exr", "--preview"}},
+                      dir.entries());
     }
 }
 
