@@ -8,13 +8,13 @@
 //   --runtime dawn      Node's `webgpu` package (Dawn), if installed in web/node_modules
 //                       (`npm install --no-save webgpu` in web/; it is not in the lockfile)
 // Usage: node bench_wgsl.mjs [--runtime chromium|dawn] [--size N] [--reps R] [--hash pcg3d|shadertoy]
-//                            [--builtin-trig] [--gorge include/gorge/wgsl/gorge.wgsl] [--web web]
+//                            [--fast-trig] [--gorge include/gorge/wgsl/gorge.wgsl] [--web web]
 //                            [--chromium PATH]
 // Prints the adapter, the time of each timed dispatch (after one untimed warm-up) and the best and
 // median throughput. With the adapter's timestamp-query feature the times are the GPU's (start to
 // end of the compute pass); without it they are host-side (submit to onSubmittedWorkDone), which
-// counts the submission too: use size >= 2048 on a GPU. --builtin-trig swaps gorge's own cos/sin
-// (gorge_detail_cos_sin) for WGSL's builtins, to measure what the accurate ones cost.
+// counts the submission too: use size >= 2048 on a GPU. --fast-trig creates the pipeline with
+// gorge_accurate_trig = false (WGSL's builtin sin and cos instead of gorge's own).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -30,7 +30,7 @@ const runtime = arg('runtime', 'chromium');
 const size = Number(arg('size', runtime === 'dawn' ? 4096 : 512));
 const reps = Number(arg('reps', 5));
 const hash = arg('hash', 'pcg3d');
-const builtinTrig = argv.includes('--builtin-trig');
+const fastTrig = argv.includes('--fast-trig');
 const gorgePath = arg('gorge', path.join(here, '..', '..', 'include', 'gorge', 'wgsl', 'gorge.wgsl'));
 const webDir = path.resolve(arg('web', path.join(here, '..', '..', 'web')));
 const chromium = arg('chromium', process.env.GORGE_CHROMIUM || '/usr/bin/chromium');
@@ -49,16 +49,11 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
     heights[id.y * n + id.x] = gorge_demo_pipeline_defaults${hash === 'pcg3d' ? '' : '_' + hash}(p, 0u).height;
 }
 `;
-let gorgeSource = readFileSync(gorgePath, 'utf8');
-if (builtinTrig) {
-  const call = 'gorge_detail_cos_sin(angle)';
-  if (!gorgeSource.includes(call)) throw new Error(`--builtin-trig: ${call} not found in ${gorgePath}`);
-  gorgeSource = gorgeSource.replace(call, 'vec2f(cos(angle), sin(angle))');
-}
-const code = gorgeSource + '\n' + kernel;
+const code = readFileSync(gorgePath, 'utf8') + '\n' + kernel;
+const constants = fastTrig ? { gorge_accurate_trig: 0 } : {};
 
 // Runs in the page (Chromium) or in Node (Dawn): self-contained, takes the GPU object.
-async function bench(gpu, code, size, reps) {
+async function bench(gpu, code, size, reps, constants) {
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) return { error: 'no WebGPU adapter' };
   const info = adapter.info || {};
@@ -75,7 +70,7 @@ async function bench(gpu, code, size, reps) {
   const compilation = await module.getCompilationInfo();
   const errors = compilation.messages.filter((m) => m.type === 'error');
   if (errors.length) return { error: errors.map((m) => `line ${m.lineNum}: ${m.message}`).join('\n') };
-  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main', constants } });
   const bytes = size * size * 4;
   const heights = device.createBuffer({ size: bytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
   const tile = device.createBuffer({ size: 16, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -134,7 +129,7 @@ if (runtime === 'dawn') {
   Object.assign(globalThis, webgpu.globals);
   const gpu = webgpu.create([]);
   version = 'Dawn (npm webgpu)';
-  result = await bench(gpu, code, size, reps);
+  result = await bench(gpu, code, size, reps, constants);
 } else {
   const puppeteer = requireWeb('puppeteer-core');
   const adapterChoice = process.env.GORGE_WEBGPU_ADAPTER || 'swiftshader';
@@ -146,10 +141,10 @@ if (runtime === 'dawn') {
     const page = await browser.newPage();
     await page.goto(pathToFileURL(path.join(here, 'runner.html')).href);
     version = `Chromium ${await browser.version()}`;
-    result = await page.evaluate(async (c, s, r, benchSource) => {
+    result = await page.evaluate(async (c, s, r, k, benchSource) => {
       const f = new Function(`return (${benchSource});`)();
-      return f(navigator.gpu, c, s, r);
-    }, code, size, reps, bench.toString());
+      return f(navigator.gpu, c, s, r, k);
+    }, code, size, reps, constants, bench.toString());
   } finally {
     await browser.close();
   }
@@ -162,7 +157,7 @@ const points = size * size;
 const sorted = [...result.seconds].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)];
 console.log(`${version}, adapter "${result.adapter}"`);
-console.log(`demo pipeline (${hash}${builtinTrig ? ', builtin sin/cos' : ''}), ${result.timing}, ${size}x${size} = ${points} points, ${reps} timed dispatches: ` +
+console.log(`demo pipeline (${hash}${fastTrig ? ', gorge_accurate_trig = false' : ''}), ${result.timing}, ${size}x${size} = ${points} points, ${reps} timed dispatches: ` +
   result.seconds.map((t) => `${(t * 1000).toFixed(1)} ms`).join(', '));
 console.log(`best ${(points / sorted[0] / 1e6).toFixed(2)} Mpoints/s, median ${(points / median / 1e6).toFixed(2)} Mpoints/s` +
   ` (height at the first sample: ${result.first.toFixed(6)})`);

@@ -6,9 +6,10 @@
 //
 // Usage: node run_parity.mjs --data DIR --gorge gorge.wgsl --harness parity.wgsl --web WEB_DIR
 //                            [--chromium PATH] [--page runner.html] [--runtime chromium|dawn]
-//                            [--compile FILE.wgsl]...
+//                            [--compile FILE.wgsl]... [--fast-trig]
 // Each --compile file is compiled after gorge.wgsl (no rows run; e.g. the README's example) and
-// fails the test if it does not compile.
+// fails the test if it does not compile. --fast-trig creates the pipelines with
+// gorge_accurate_trig = false (WGSL's builtin sin and cos; not what ctest runs).
 // --runtime dawn runs the same shader through Node's `webgpu` package (Dawn) instead of Chromium,
 // on the machine's GPU (install it with `npm install --no-save webgpu` in web/; not in the
 // lockfile, and not what ctest runs).
@@ -37,6 +38,7 @@ const webDir = arg('web', path.join(here, '..', '..', 'web'));
 const chromium = arg('chromium', process.env.GORGE_CHROMIUM || '/usr/bin/chromium');
 const pagePath = arg('page', path.join(here, 'runner.html'));
 const runtime = arg('runtime', 'chromium');
+const constants = argv.includes('--fast-trig') ? { gorge_accurate_trig: 0 } : {};
 const compileOnly = argv.flatMap((a, i) => (a === '--compile' && i + 1 < argv.length ? [argv[i + 1]] : []));
 if (!dataDir || !gorgePath) {
   console.error('usage: node run_parity.mjs --data DIR --gorge gorge.wgsl [--harness parity.wgsl] [--web DIR] [--chromium PATH]');
@@ -90,7 +92,7 @@ function where(line) {
 // ---- the browser side: compile, dispatch, read back ----------------------------------------------
 // Runs in the page (or in Node with Dawn's gpu object). Returns {error} or {adapter, results
 // (base64 of the u32 output words)}.
-async function runInPage(code, rowsBase64, rowCount, outWordsPerRow, gpuObject) {
+async function runInPage(code, rowsBase64, rowCount, outWordsPerRow, constants, gpuObject) {
   const fromBase64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
   const toBase64 = (bytes) => {
     let s = '';
@@ -116,7 +118,7 @@ async function runInPage(code, rowsBase64, rowCount, outWordsPerRow, gpuObject) 
   const compilation = await module.getCompilationInfo();
   const messages = compilation.messages.map((m) => ({ type: m.type, line: m.lineNum, column: m.linePos, text: m.message }));
   if (messages.some((m) => m.type === 'error')) return { messages, error: 'the WGSL module does not compile' };
-  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main', constants } });
   const rowsBytes = fromBase64(rowsBase64);
   const rows = device.createBuffer({ size: rowsBytes.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   device.queue.writeBuffer(rows, 0, rowsBytes);
@@ -229,8 +231,8 @@ try {
     const lineOf = typed(`${batch.hash}.line.u32`, Uint32Array);
     const code = shaderFor(batch.hash);
     const rowsBase64 = Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength).toString('base64');
-    const r = page ? await page.evaluate(runInPage, code, rowsBase64, batch.rows, outWords)
-      : await runInPage(code, rowsBase64, batch.rows, outWords, dawnGpu);
+    const r = page ? await page.evaluate(runInPage, code, rowsBase64, batch.rows, outWords, constants)
+      : await runInPage(code, rowsBase64, batch.rows, outWords, constants, dawnGpu);
     for (const m of r.messages || []) console.log(`${where(m.line)}:${m.column}: ${m.type}: ${m.text}`);
     if (r.error) {
       console.log(`FAIL (${batch.hash}): ${r.error}`);
