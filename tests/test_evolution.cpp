@@ -601,3 +601,50 @@ TEST_CASE("evolution: progress and cancel") {
     CHECK(std::is_sorted(calls.begin(), calls.end()));
     CHECK(model.elapsed() == Approx(5 * p.time_step));
 }
+
+TEST_CASE("evolution: the local depression search gives the global basin tree's routing") {
+    // Same receivers, directions and lakes from the local search (lakes and rims only) as from
+    // the global minimum spanning tree over every basin, on maps where the local search applies.
+    namespace d = gorge::detail;
+    int local_used = 0;
+    for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+        const std::ptrdiff_t w = 48, h = 40;
+        grid<double> map = random_map<double>(w, h, seed % 3 == 0 ? 20.0 : 2.0, seed);
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) map(x, y) += 3.0 * std::fabs(double(x) - 24) + double(y);
+        d::evo_topology topo;
+        topo.width = w;
+        topo.height = h;
+        for (int k = 0; k < gorge::d8_neighbours; ++k) topo.offsets[k] = gorge::detail::d8_offset(k, w);
+        topo.kind.assign(map.size(), d::evo_free);
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x)
+                if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) {
+                    topo.kind[std::size_t(y * w + x)] = d::evo_base;
+                    topo.base_cells.push_back(d::evo_index(y * w + x));
+                }
+        std::sort(topo.base_cells.begin(), topo.base_cells.end());
+        topo.data_cells = map.size();
+        std::vector<d::evo_index> rcv(map.size());
+        std::vector<std::uint8_t> code(map.size());
+        const std::size_t sinks = d::evo_receivers_rows(topo, map.data(), rcv.data(), code.data(), 0, h);
+        REQUIRE(sinks > 0);
+        std::vector<d::evo_index> rcv_local = rcv, rcv_global = rcv;
+        std::vector<std::uint8_t> code_local = code, code_global = code;
+        std::vector<std::uint8_t> lake_local(map.size(), 0), lake_global(map.size(), 0);
+        d::evo_depressions<double> dep_local, dep_global;
+        const bool local = d::evo_route_depressions(topo, map.data(), rcv_local.data(), code_local.data(), dep_local,
+                                                    lake_local.data(), true);
+        d::evo_route_depressions(topo, map.data(), rcv_global.data(), code_global.data(), dep_global,
+                                 lake_global.data(), false);
+        if (!local) continue;
+        ++local_used;
+        INFO("seed " << seed);
+        CHECK(rcv_local == rcv_global);
+        CHECK(code_local == code_global);
+        CHECK(lake_local == lake_global);
+        std::vector<d::evo_index> donor_start, donors, stack;
+        CHECK(d::evo_build_stack(topo, rcv_local.data(), donor_start, donors, stack));
+    }
+    CHECK(local_used >= 3);
+}

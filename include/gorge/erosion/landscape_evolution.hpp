@@ -287,6 +287,7 @@ public:
             throw std::invalid_argument(std::string(who) +
                                         ": invalid edges (no base level: at least one edge must be fixed, or some "
                                         "cell no-data)");
+        check_connected(who);
         rcv_.assign(n, detail::evo_none);
         code_.assign(n, d8_no_data);
         count_.assign(n, 0);
@@ -451,6 +452,39 @@ private:
                 }
                 if (base) topo_.kind[i] = detail::evo_base;
             }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (topo_.kind[i] == detail::evo_base) topo_.base_cells.push_back(static_cast<detail::evo_index>(i));
+            if (topo_.kind[i] == detail::evo_void) topo_.void_cells.push_back(static_cast<detail::evo_index>(i));
+        }
+        topo_.data_cells = n - topo_.void_cells.size();
+    }
+
+    /// Throws when some data cell has no path to a base-level cell (closed edges and no-data
+    /// cells can cut a region off).
+    void check_connected(const char* who) const {
+        const std::size_t n = h_.size();
+        std::vector<std::uint8_t> reached(n, 0);
+        std::vector<detail::evo_index> queue;
+        for (std::size_t i = 0; i < n; ++i)
+            if (topo_.kind[i] == detail::evo_base) {
+                reached[i] = 1;
+                queue.push_back(static_cast<detail::evo_index>(i));
+            }
+        for (std::size_t read = 0; read < queue.size(); ++read) {
+            const std::ptrdiff_t c = std::ptrdiff_t(queue[read]);
+            for (int k = 0; k < d8_neighbours; ++k) {
+                const std::ptrdiff_t j = topo_.neighbour(c % width_, c / width_, k);
+                if (j < 0 || reached[std::size_t(j)] || topo_.kind[std::size_t(j)] == detail::evo_void) continue;
+                reached[std::size_t(j)] = 1;
+                queue.push_back(static_cast<detail::evo_index>(j));
+            }
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (topo_.kind[i] == detail::evo_free && !reached[i])
+                throw std::invalid_argument(std::string(who) + ": invalid edges (cell (" +
+                                            std::to_string(std::ptrdiff_t(i) % width_) + ", " +
+                                            std::to_string(std::ptrdiff_t(i) / width_) +
+                                            ") has no path to base level: closed edges and no-data cells cut it off)");
     }
 
     /// Per-direction factors dt·K·cell_size^(2m) / distance^n, and the table of count^m.
@@ -471,49 +505,46 @@ private:
     }
 
     /// Receivers (across depressions), stack, counts and lake flags of the current heights.
-    /// Returns whether the surface had sinks.
-    bool route(unsigned threads) {
-        const std::ptrdiff_t rows = band_rows();
-        std::vector<std::size_t> sinks(std::size_t(bands()), 0);
-        detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
-            sinks[std::size_t(b)] = detail::evo_receivers_rows(topo_, h_.data(), rcv_.data(), code_.data(), b * rows,
-                                                               std::min(height_, (b + 1) * rows));
-        });
-        std::size_t total = 0;
-        for (const std::size_t s : sinks) total += s;
-        lakes_ = total > 0;
-        if (lakes_) route_depressions(threads);
-        else std::fill(lake_.begin(), lake_.end(), std::uint8_t(0));
+    void route(unsigned threads) {
+        const std::size_t sinks = find_receivers(threads);
+        depressions(sinks);
         stack_and_area();
-        return lakes_;
     }
 
-    void route_depressions(unsigned threads) {
-        detail::evo_epsilon_fill(topo_, h_.data(), filled_, seen_, pit_);
+    /// Steepest-descent receivers of the current heights; returns the number of sinks.
+    std::size_t find_receivers(unsigned threads) {
         const std::ptrdiff_t rows = band_rows();
+        sink_counts_.assign(std::size_t(bands()), 0);
         detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
-            detail::evo_receivers_rows(topo_, filled_.data(), rcv_.data(), code_.data(), b * rows,
-                                       std::min(height_, (b + 1) * rows));
+            sink_counts_[std::size_t(b)] = detail::evo_receivers_rows(topo_, h_.data(), rcv_.data(), code_.data(),
+                                                                      b * rows, std::min(height_, (b + 1) * rows));
         });
+        std::size_t total = 0;
+        for (const std::size_t s : sink_counts_) total += s;
+        return total;
+    }
+
+    /// Routes across depressions when there are sinks (lake flags, carved receivers).
+    void depressions(std::size_t sinks) {
+        if (lakes_) std::fill(lake_.begin(), lake_.end(), std::uint8_t(0));
+        lakes_ = sinks > 0;
         lake_count_ = 0;
-        for (std::size_t i = 0; i < h_.size(); ++i) {
-            lake_[i] = std::uint8_t(topo_.kind[i] == detail::evo_free && filled_[i] > h_[i]);
-            lake_count_ += lake_[i];
-        }
+        if (!lakes_) return;
+        detail::evo_route_depressions(topo_, h_.data(), rcv_.data(), code_.data(), dep_, lake_.data());
+        lake_count_ = dep_.lake_cells;
     }
 
     void stack_and_area() {
         if (!detail::evo_build_stack(topo_, rcv_.data(), donor_start_, donors_, stack_))
             throw std::logic_error("gorge::landscape_evolver: routing left a cell without a path to base level");
-        detail::evo_accumulate(stack_, rcv_.data(), count_.data());
+        detail::evo_accumulate(topo_, stack_, rcv_.data(), count_.data());
     }
 
     void step(unsigned threads, evolution_stats& stats) {
         clock::time_point t = clock::now();
         const double cell_area = double(params_.cell_size) * double(params_.cell_size);
         const std::ptrdiff_t rows = band_rows();
-        const std::size_t nb = std::size_t(bands());
-        band_sums_.assign(nb, 0.0);
+        band_sums_.assign(std::size_t(bands()), 0.0);
         // 1. Uplift.
         const T dt = params_.time_step;
         detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
@@ -545,32 +576,20 @@ private:
         stats.seconds.uplift += since(t);
 
         // 2. Receivers.
-        std::vector<std::size_t>& sinks = sink_counts_;
-        sinks.assign(nb, 0);
-        detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
-            sinks[std::size_t(b)] = detail::evo_receivers_rows(topo_, h_.data(), rcv_.data(), code_.data(), b * rows,
-                                                               std::min(height_, (b + 1) * rows));
-        });
-        std::size_t total_sinks = 0;
-        for (const std::size_t s : sinks) total_sinks += s;
+        const std::size_t sinks = find_receivers(threads);
         stats.seconds.receivers += since(t);
 
         // 3. Depressions.
-        lakes_ = total_sinks > 0;
-        if (lakes_) {
-            route_depressions(threads);
-            ++stats.depression_steps;
-            stats.lake_cells = lake_count_;
-        } else {
-            stats.lake_cells = 0;
-        }
+        depressions(sinks);
+        if (lakes_) ++stats.depression_steps;
+        stats.lake_cells = lake_count_;
         stats.seconds.depressions += since(t);
 
         // 4. Stack, 5. accumulation.
         if (!detail::evo_build_stack(topo_, rcv_.data(), donor_start_, donors_, stack_))
             throw std::logic_error("gorge::landscape_evolver: routing left a cell without a path to base level");
         stats.seconds.stack += since(t);
-        detail::evo_accumulate(stack_, rcv_.data(), count_.data());
+        detail::evo_accumulate(topo_, stack_, rcv_.data(), count_.data());
         stats.seconds.accumulation += since(t);
 
         // 6. Stream power, receivers first; sediment summed down to base level.
@@ -582,40 +601,34 @@ private:
         stats.seconds.diffusion += since(t);
     }
 
-    /// The implicit stream power solve; returns the height (× cells) carried into base level.
+    /// The implicit stream power solve; returns the height (× cells) it removed, all of which the
+    /// receivers carry to base level within the step.
     double stream_power() {
         const bool linear = params_.slope_exponent == T(1);
         const T nexp = params_.slope_exponent;
-        sediment_.assign(h_.size(), 0.0);
         T* h = h_.data();
         const evo_index_t* rcv = rcv_.data();
         const std::uint8_t* kind = topo_.kind.data();
+        const std::uint8_t* lake = lake_.data();
+        const std::uint8_t* code = code_.data();
+        const std::uint32_t* count = count_.data();
+        double removed = 0;
         for (const evo_index_t c : stack_) {
             if (kind[c] != detail::evo_free) continue;
-            if (lakes_ && lake_[c]) continue;
+            if (lakes_ && lake[c]) continue;
             const evo_index_t r = rcv[c];
-            const T w = (lakes_ && lake_[r]) ? filled_[r] : h[r];
+            const T w = (lakes_ && lake[r]) ? dep_.level[dep_.label[r]] : h[r];
             const T x0 = h[c] - w;
             if (!(x0 > T(0))) continue;
-            const T f = coef_[code_[c]] * count_power(count_[c]);
+            const T f = coef_[code[c]] * count_power(count[c]);
             const T x = linear ? detail::evo_spl_linear(x0, f) : detail::evo_spl_newton(x0, f, nexp);
             const T next = w + x;
             if (next < h[c]) {
-                sediment_[c] = double(h[c]) - double(next);
+                removed += double(h[c]) - double(next);
                 h[c] = next;
             }
         }
-        double out = 0;
-        for (std::size_t s = stack_.size(); s-- > 0;) {
-            const evo_index_t c = stack_[s];
-            const evo_index_t r = rcv[c];
-            if (r == c) {
-                out += sediment_[c];
-                continue;
-            }
-            sediment_[r] += sediment_[c];
-        }
-        return out;
+        return removed;
     }
 
     /// Implicit diffusion along rows, then columns; returns the height (× cells) carried into
@@ -632,12 +645,30 @@ private:
             for (std::ptrdiff_t y = b * rows; y < std::min(height_, (b + 1) * rows); ++y) {
                 T* row = h_.data() + y * width_;
                 const std::uint8_t* kind = topo_.kind.data() + y * width_;
+                if (!topo_.wrap_x) {
+                    line_out_[std::size_t(y)] =
+                        detail::evo_diffuse_open_line(row, kind, s.c.data(), std::size_t(width_), a);
+                    continue;
+                }
                 std::copy(row, row + width_, s.value.begin());
                 std::copy(kind, kind + width_, s.kind.begin());
-                line_out_[std::size_t(y)] = detail::evo_diffuse_line(s, std::size_t(width_), a, topo_.wrap_x);
+                line_out_[std::size_t(y)] = detail::evo_diffuse_line(s, std::size_t(width_), a, true);
                 std::copy(s.value.begin(), s.value.begin() + width_, row);
             }
         });
+        if (!topo_.wrap_y) {
+            // Columns: all at once, row by row, in strips of columns (one per thread at most).
+            diffusion_c_.resize(h_.size());
+            const std::ptrdiff_t strips = (width_ + column_strip - 1) / column_strip;
+            detail::evo_for_pieces(threads, strips, [&](std::ptrdiff_t b) {
+                const std::ptrdiff_t x0 = b * column_strip, x1 = std::min(width_, x0 + column_strip);
+                detail::evo_diffuse_columns(h_.data(), topo_.kind.data(), diffusion_c_.data(), width_, height_, x0, x1,
+                                            a, line_out_.data() + height_ + x0);
+            });
+            double out = 0;
+            for (const double v : line_out_) out += v;
+            return out;
+        }
         // Columns, in blocks gathered row by row (cache lines, not strides).
         const std::ptrdiff_t blocks = (width_ + column_block - 1) / column_block;
         detail::evo_for_pieces(threads, blocks, [&](std::ptrdiff_t b) {
@@ -670,18 +701,21 @@ private:
     }
 
     using evo_index_t = detail::evo_index;
-    /// Columns solved per block of the column pass (one cache line of doubles or more).
+    /// Columns solved per block of the periodic column pass (one cache line of doubles or more).
     static constexpr std::ptrdiff_t column_block = 16;
+    /// Columns per strip of the open column pass (a piece of work for one thread).
+    static constexpr std::ptrdiff_t column_strip = 256;
 
     evolution_params<T> params_;
     std::ptrdiff_t width_ = 0, height_ = 0;
     double elapsed_ = 0;
     detail::evo_topology topo_;
-    std::vector<T> h_, uplift_, filled_;
-    std::vector<evo_index_t> rcv_, donor_start_, donors_, stack_, pit_;
-    std::vector<std::uint8_t> code_, lake_, seen_;
+    std::vector<T> h_, uplift_, diffusion_c_;
+    std::vector<evo_index_t> rcv_, donor_start_, donors_, stack_;
+    std::vector<std::uint8_t> code_, lake_;
     std::vector<std::uint32_t> count_;
-    std::vector<double> sediment_, band_sums_, line_out_;
+    std::vector<double> band_sums_, line_out_;
+    detail::evo_depressions<T> dep_;
     std::vector<std::size_t> sink_counts_;
     std::vector<T> power_;
     T coef_[d8_neighbours] = {};

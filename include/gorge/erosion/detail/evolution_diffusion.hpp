@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../../config.hpp"
 #include "evolution_routing.hpp"
 
 namespace gorge {
@@ -163,6 +164,96 @@ double evo_diffuse_line(evo_line_scratch<T>& s, std::size_t len, T a, bool wrap)
         }
     }
     return out;
+}
+
+/// Coefficients of cell j's equation in a line whose ends are closed (not periodic):
+/// lower·x_(j-1) + diag·x_j + upper·x_(j+1) = rhs; an identity row for base-level and no-data
+/// cells (they keep their value), and base-level neighbours moved into the right-hand side.
+template <class T>
+struct evo_row_eq {
+    T lower, diag, upper, rhs;
+};
+template <class T>
+GORGE_FORCEINLINE evo_row_eq<T> evo_equation(std::uint8_t self, bool has_prev, std::uint8_t prev, T prev_v,
+                                             bool has_next, std::uint8_t next, T next_v, T v, T a) {
+    if (self != evo_free) return {T(0), T(1), T(0), v};
+    const bool p_free = has_prev && prev == evo_free, n_free = has_next && next == evo_free;
+    const bool p_base = has_prev && prev == evo_base, n_base = has_next && next == evo_base;
+    const T nb = T(int(p_free || p_base) + int(n_free || n_base));
+    T rhs = v;
+    if (p_base) rhs += a * prev_v;
+    if (n_base) rhs += a * next_v;
+    return {p_free ? -a : T(0), T(1) + a * nb, n_free ? -a : T(0), rhs};
+}
+
+/// One implicit diffusion solve along a contiguous, non-periodic line v[0..len) with kinds k,
+/// in place (Thomas algorithm over identity rows at stops); c is scratch of len elements.
+/// Returns the height (× cells) that flowed into base-level cells.
+template <class T>
+double evo_diffuse_open_line(T* v, const std::uint8_t* k, T* c, std::size_t len, T a) {
+    T prev_c = T(0), prev_d = T(0);
+    for (std::size_t j = 0; j < len; ++j) {
+        const bool hp = j > 0, hn = j + 1 < len;
+        const evo_row_eq<T> e = evo_equation<T>(k[j], hp, hp ? k[j - 1] : std::uint8_t(evo_void), hp ? v[j - 1] : T(0),
+                                               hn, hn ? k[j + 1] : std::uint8_t(evo_void), hn ? v[j + 1] : T(0),
+                                               v[j], a);
+        const T denom = e.diag - e.lower * prev_c;
+        prev_c = e.upper / denom;
+        prev_d = (e.rhs - e.lower * prev_d) / denom;
+        c[j] = prev_c;
+        v[j] = prev_d;
+    }
+    for (std::size_t j = len - 1; j-- > 0;) v[j] -= c[j] * v[j + 1];
+    double out = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+        if (k[j] != evo_free) continue;
+        if (j > 0 && k[j - 1] == evo_base) out += double(a) * (double(v[j]) - double(v[j - 1]));
+        if (j + 1 < len && k[j + 1] == evo_base) out += double(a) * (double(v[j]) - double(v[j + 1]));
+    }
+    return out;
+}
+
+/// The same solve down the columns x0..x1 of a row-major map (closed ends at the first and
+/// last row), all columns at once row by row so the inner loops run along rows. c is scratch
+/// of the map's size. Adds each column's outflow into out[x - x0].
+template <class T>
+void evo_diffuse_columns(T* h, const std::uint8_t* kind, T* c, std::ptrdiff_t width, std::ptrdiff_t height,
+                         std::ptrdiff_t x0, std::ptrdiff_t x1, T a, double* out) {
+    for (std::ptrdiff_t y = 0; y < height; ++y) {
+        const bool hp = y > 0, hn = y + 1 < height;
+        T* row = h + y * width;
+        const T* up = hp ? row - width : row;
+        const T* down = hn ? row + width : row;
+        const std::uint8_t* k = kind + y * width;
+        const std::uint8_t* ku = hp ? k - width : k;
+        const std::uint8_t* kd = hn ? k + width : k;
+        T* cr = c + y * width;
+        const T* cu = hp ? cr - width : cr;
+        for (std::ptrdiff_t x = x0; x < x1; ++x) {
+            const evo_row_eq<T> e = evo_equation<T>(k[x], hp, ku[x], up[x], hn, kd[x], down[x], row[x], a);
+            const T pc = hp ? cu[x] : T(0), pd = hp ? up[x] : T(0);
+            const T denom = e.diag - e.lower * pc;
+            cr[x] = e.upper / denom;
+            row[x] = (e.rhs - e.lower * pd) / denom;
+        }
+    }
+    // Back substitution, then the flux into base-level cells (their values are unchanged).
+    for (std::ptrdiff_t y = height - 1; y-- > 0;) {
+        T* row = h + y * width;
+        const T* down = row + width;
+        const T* cr = c + y * width;
+        for (std::ptrdiff_t x = x0; x < x1; ++x) row[x] -= cr[x] * down[x];
+    }
+    for (std::ptrdiff_t y = 0; y < height; ++y) {
+        const std::uint8_t* k = kind + y * width;
+        const T* row = h + y * width;
+        for (std::ptrdiff_t x = x0; x < x1; ++x) {
+            if (k[x] != evo_free) continue;
+            if (y > 0 && k[x - width] == evo_base) out[x - x0] += double(a) * (double(row[x]) - double(row[x - width]));
+            if (y + 1 < height && k[x + width] == evo_base)
+                out[x - x0] += double(a) * (double(row[x]) - double(row[x + width]));
+        }
+    }
 }
 
 }  // namespace detail

@@ -16,7 +16,6 @@
 
 #include "../../detail/parallel.hpp"
 #include "../../drainage/d8.hpp"
-#include "../../drainage/depression_fill.hpp"
 
 namespace gorge {
 
@@ -50,6 +49,9 @@ struct evo_topology {
     bool wrap_x = false, wrap_y = false;  ///< periodic west/east, north/south
     bool closed_w = false, closed_e = false, closed_n = false, closed_s = false;
     std::vector<std::uint8_t> kind;  ///< evo_free / evo_base / evo_void per cell
+    std::vector<evo_index> base_cells;  ///< the base-level cells, in index order
+    std::vector<evo_index> void_cells;  ///< the no-data cells, in index order
+    std::size_t data_cells = 0;         ///< cells with data
     std::ptrdiff_t offsets[d8_neighbours] = {};
 
     std::size_t cells() const { return kind.size(); }
@@ -110,40 +112,60 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
     constexpr T inv_diag = inv_sqrt2<T>;
     std::size_t sinks = 0;
     const std::uint8_t* kind = topo.kind.data();
+    const std::ptrdiff_t w = topo.width;
+    // Interior runs: the 8 slopes of a row are compared lane by lane (vectorisable), keeping the
+    // first largest in code order as the scalar rule does.
+    std::vector<T> best(static_cast<std::size_t>(w));
+    std::vector<std::int32_t> pick(static_cast<std::size_t>(w));
     for (std::ptrdiff_t y = y0; y < y1; ++y) {
-        const bool inner_row = y > 0 && y + 1 < topo.height;
-        for (std::ptrdiff_t x = 0; x < topo.width; ++x) {
-            const std::ptrdiff_t i = y * topo.width + x;
+        const bool inner_row = y > 0 && y + 1 < topo.height && w > 2;
+        const std::ptrdiff_t row = y * w;
+        if (inner_row) {
+            const T* h = z + row;
+            T* b = best.data();
+            std::int32_t* p = pick.data();
+            for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
+                b[x] = T(0);
+                p[x] = d8_sink;
+            }
+            for (int k = 0; k < d8_neighbours; ++k) {
+                const std::ptrdiff_t off = topo.offsets[k];
+                const T weight = (k & 1) ? inv_diag : T(1);
+                for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
+                    const T slope = (h[x] - h[x + off]) * weight;
+                    const bool better = slope > b[x];
+                    b[x] = better ? slope : b[x];
+                    p[x] = better ? k : p[x];
+                }
+            }
+        }
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const std::ptrdiff_t i = row + x;
             const auto ui = static_cast<std::size_t>(i);
             if (kind[ui] != evo_free) {
                 rcv[ui] = kind[ui] == evo_base ? static_cast<evo_index>(i) : evo_none;
                 code[ui] = kind[ui] == evo_base ? d8_sink : d8_no_data;
                 continue;
             }
-            const T h = z[ui];
-            T best = T(0);
             std::ptrdiff_t to = i;
             std::uint8_t best_code = d8_sink;
-            if (inner_row && x > 0 && x + 1 < topo.width) {
+            if (inner_row && x > 0 && x + 1 < w) {
                 // Free cells never neighbour no-data cells (those neighbours are base level).
-                for (int k = 0; k < d8_neighbours; ++k) {
-                    const std::ptrdiff_t j = i + topo.offsets[k];
-                    const T drop = h - z[static_cast<std::size_t>(j)];
-                    const T slope = (k & 1) ? drop * inv_diag : drop;
-                    if (slope > best) {
-                        best = slope;
-                        to = j;
-                        best_code = static_cast<std::uint8_t>(k);
-                    }
+                const std::int32_t k = pick[static_cast<std::size_t>(x)];
+                if (k != d8_sink) {
+                    to = i + topo.offsets[k];
+                    best_code = static_cast<std::uint8_t>(k);
                 }
             } else {
+                const T h = z[ui];
+                T top = T(0);
                 for (int k = 0; k < d8_neighbours; ++k) {
                     const std::ptrdiff_t j = topo.neighbour(x, y, k);
                     if (j < 0 || j == i) continue;
                     const T drop = h - z[static_cast<std::size_t>(j)];
                     const T slope = (k & 1) ? drop * inv_diag : drop;
-                    if (slope > best) {
-                        best = slope;
+                    if (slope > top) {
+                        top = slope;
                         to = j;
                         best_code = static_cast<std::uint8_t>(k);
                     }
@@ -157,64 +179,10 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
     return sinks;
 }
 
-/// Priority-Flood+epsilon (Barnes, Lehman & Mulla 2014, "Priority-flood: An optimal
-/// depression-filling and watershed-labeling algorithm for digital elevation models", Computers &
-/// Geosciences 62) from the base-level cells over the topology (periodic edges included): writes
-/// into `filled` the lowest surface >= z on which every free cell has a strictly lower neighbour
-/// (each raised cell one ulp above the cell that reached it).
-template <class T>
-void evo_epsilon_fill(const evo_topology& topo, const T* z, std::vector<T>& filled, std::vector<std::uint8_t>& seen,
-                      std::vector<evo_index>& pit) {
-    using key_type = decltype(ordered_bits(T()));
-    const std::size_t n = topo.cells();
-    filled.assign(z, z + n);
-    seen.assign(n, 0);
-    pit.clear();
-    radix_heap<key_type, evo_index> open;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (topo.kind[i] == evo_void) seen[i] = 1;
-        if (topo.kind[i] == evo_base) {
-            seen[i] = 1;
-            open.push(ordered_bits(z[i] == T(0) ? T(0) : z[i]), static_cast<evo_index>(i));
-        }
-    }
-    std::size_t pit_read = 0;
-    while (pit_read < pit.size() || !open.empty()) {
-        evo_index c;
-        if (pit_read < pit.size()) {
-            c = pit[pit_read++];
-            if (pit_read == pit.size()) {
-                pit.clear();
-                pit_read = 0;
-            }
-        } else {
-            c = open.pop();
-        }
-        const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
-        const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
-        const T step = next_up(filled[c]);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const std::ptrdiff_t j = topo.neighbour(x, y, k);
-            if (j < 0) continue;
-            const auto uj = static_cast<std::size_t>(j);
-            if (seen[uj]) continue;
-            seen[uj] = 1;
-            if (z[uj] <= step) {
-                filled[uj] = step;
-                pit.push_back(static_cast<evo_index>(j));
-            } else {
-                open.push(ordered_bits(z[uj]), static_cast<evo_index>(j));
-            }
-        }
-    }
-}
-
-/// The stack: every data cell, each receiver before its donors (a breadth-first walk from the
-/// base-level cells in index order over the donor lists). Returns false when some free cell was
-/// not reached (its receivers form a cycle or end in a sink), which the routing rules out.
-inline bool evo_build_stack(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& donor_start,
-                            std::vector<evo_index>& donors, std::vector<evo_index>& stack) {
-    const std::size_t n = topo.cells();
+/// Donor lists of the receivers: the donors of cell c are donors[donor_start[c] ..
+/// donor_start[c + 1]), in index order.
+inline void evo_build_donors(std::size_t n, const evo_index* rcv, std::vector<evo_index>& donor_start,
+                             std::vector<evo_index>& donors, std::vector<evo_index>& fill_at) {
     donor_start.assign(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const evo_index r = rcv[i];
@@ -222,29 +190,404 @@ inline bool evo_build_stack(const evo_topology& topo, const evo_index* rcv, std:
     }
     for (std::size_t i = 0; i < n; ++i) donor_start[i + 1] += donor_start[i];
     donors.resize(donor_start[n]);
-    {
-        std::vector<evo_index>& fill_at = stack;  // reused as the write positions
-        fill_at.assign(donor_start.begin(), donor_start.end() - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-            const evo_index r = rcv[i];
-            if (r != evo_none && r != i) donors[fill_at[r]++] = static_cast<evo_index>(i);
-        }
+    fill_at.assign(donor_start.begin(), donor_start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const evo_index r = rcv[i];
+        if (r != evo_none && r != i) donors[fill_at[r]++] = static_cast<evo_index>(i);
     }
-    stack.clear();
-    for (std::size_t i = 0; i < n; ++i)
-        if (topo.kind[i] == evo_base) stack.push_back(static_cast<evo_index>(i));
-    for (std::size_t read = 0; read < stack.size(); ++read) {
-        const evo_index c = stack[read];
-        for (evo_index d = donor_start[c]; d < donor_start[std::size_t(c) + 1]; ++d) stack.push_back(donors[d]);
-    }
-    std::size_t data_cells = 0;
-    for (std::size_t i = 0; i < n; ++i) data_cells += topo.kind[i] != evo_void;
-    return stack.size() == data_cells;
 }
 
-/// Upstream cell counts (the cell itself included) in reverse stack order.
-inline void evo_accumulate(const std::vector<evo_index>& stack, const evo_index* rcv, std::uint32_t* count) {
-    for (const evo_index c : stack) count[c] = 1;
+/// Appends to `order` every cell upstream of the cells already in it (from position `from`),
+/// each after its receiver: a breadth-first walk over the donor lists.
+inline void evo_walk_up(const std::vector<evo_index>& donor_start, const std::vector<evo_index>& donors,
+                        std::vector<evo_index>& order, std::size_t from) {
+    for (std::size_t read = from; read < order.size(); ++read) {
+        const evo_index c = order[read];
+        for (evo_index d = donor_start[c]; d < donor_start[std::size_t(c) + 1]; ++d) order.push_back(donors[d]);
+    }
+}
+
+/// The stack: every data cell, each receiver before its donors (breadth-first from the
+/// base-level cells in index order). Returns false when some data cell was not reached (its
+/// receivers end in a sink or a cycle), which the routing rules out.
+inline bool evo_build_stack(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& donor_start,
+                            std::vector<evo_index>& donors, std::vector<evo_index>& stack) {
+    const std::size_t n = topo.cells();
+    evo_build_donors(n, rcv, donor_start, donors, stack);
+    stack.assign(topo.base_cells.begin(), topo.base_cells.end());
+    evo_walk_up(donor_start, donors, stack, 0);
+    return stack.size() == topo.data_cells;
+}
+
+/// A link between two adjacent cells of different basins: water rising in either crosses at
+/// `level` = the higher of the two heights.
+template <class T>
+struct evo_link {
+    T level;
+    T low;           ///< the lower of the two heights (breaks ties of level by geometry, not index)
+    evo_index a, b;  ///< the two cells
+};
+
+/// Scratch and results of routing across depressions.
+template <class T>
+struct evo_depressions {
+    std::vector<evo_index> label;    ///< per cell: 0 = drains to base level, k + 1 = basin of sink k
+    std::vector<evo_index> sinks;    ///< the sink cells, in index order
+    std::vector<evo_index> members;  ///< the cells of the sink basins (label > 0)
+    std::vector<T> level;            ///< per basin: the water level (spill level), -inf for basin 0
+    std::vector<evo_link<T>> links;
+    std::vector<evo_index> uf, parent, adj_start, adj, fill_at, path, donor_start, donors;
+    std::vector<evo_index> pass_in, pass_out;  ///< per basin: its outlet cell and the cell beyond
+    std::vector<evo_index> lakes;    ///< the lake cells (below their basin's water level)
+    std::size_t lake_cells = 0;
+    // The local search: labels valid where stamp == epoch, flood marks where seen == epoch.
+    std::vector<std::uint32_t> stamp, seen;
+    std::uint32_t epoch = 0;
+    std::vector<evo_index> walk;
+    std::vector<T> pass_level;
+    std::vector<std::uint8_t> state;
+    /// An entry of the local flood's queue: a cell (b == evo_none) at its height, or a link
+    /// between a basin cell a and a cell b of another basin at the higher of the two heights.
+    struct entry {
+        T key, low;
+        evo_index a, b;
+    };
+    std::vector<entry> heap;
+
+    evo_index find(evo_index b) {
+        while (uf[b] != b) {
+            uf[b] = uf[uf[b]];
+            b = uf[b];
+        }
+        return b;
+    }
+};
+
+/// Orients the tree links dep.links[dep.path[..]] from base level (basin 0): each sink basin's
+/// parent, outlet cell (pass_in, in the basin), the cell beyond (pass_out) and water level (the
+/// highest pass on its way to base level).
+template <class T>
+void evo_orient_tree(evo_depressions<T>& dep, std::size_t basins) {
+    const std::vector<evo_index>& tree = dep.path;
+    dep.adj_start.assign(basins + 1, 0);
+    for (const evo_index l : tree) {
+        ++dep.adj_start[std::size_t(dep.label[dep.links[l].a]) + 1];
+        ++dep.adj_start[std::size_t(dep.label[dep.links[l].b]) + 1];
+    }
+    for (std::size_t b = 0; b < basins; ++b) dep.adj_start[b + 1] += dep.adj_start[b];
+    dep.adj.resize(dep.adj_start[basins]);
+    dep.fill_at.assign(dep.adj_start.begin(), dep.adj_start.end() - 1);
+    for (const evo_index l : tree) {
+        dep.adj[dep.fill_at[dep.label[dep.links[l].a]]++] = l;
+        dep.adj[dep.fill_at[dep.label[dep.links[l].b]]++] = l;
+    }
+    // Orient the tree from base level (basin 0): each basin's outlet and water level.
+    dep.level.assign(basins, -std::numeric_limits<T>::infinity());
+    dep.parent.assign(basins, evo_none);
+    dep.pass_in.assign(basins, evo_none);
+    dep.pass_out.assign(basins, evo_none);
+    std::vector<evo_index>& queue = dep.fill_at;
+    queue.clear();
+    queue.push_back(0);
+    dep.parent[0] = 0;
+    for (std::size_t read = 0; read < queue.size(); ++read) {
+        const evo_index b = queue[read];
+        for (evo_index e = dep.adj_start[b]; e < dep.adj_start[std::size_t(b) + 1]; ++e) {
+            const evo_link<T>& link = dep.links[dep.adj[e]];
+            const bool a_in_b = dep.label[link.a] == b;
+            const evo_index inside = a_in_b ? link.b : link.a;  // the cell in the child basin
+            const evo_index outside = a_in_b ? link.a : link.b;
+            const evo_index child = dep.label[inside];
+            if (dep.parent[child] != evo_none) continue;
+            dep.parent[child] = b;
+            dep.pass_in[child] = inside;
+            dep.pass_out[child] = outside;
+            dep.level[child] = std::max(link.level, dep.level[b]);
+            queue.push_back(child);
+        }
+    }
+}
+
+/// Routes across depressions after Cordonnier, Bovy & Braun ("A versatile, linear complexity
+/// algorithm for flow routing in topographies with depressions", Earth Surface Dynamics 7, 2019):
+/// the basins of the sinks (cells upstream of each sink), the links between adjacent basins at
+/// the height of their lowest pass, the minimum spanning tree of the basin graph rooted at base
+/// level (Kruskal), and the receivers carved: in each sink basin the receiver path from its
+/// outlet cell down to the sink is reversed and the outlet cell drains across the pass. The
+/// water level of a basin is the highest pass on its tree path to base level: the level
+/// Priority-Flood fills it to. Writes lake[c] = 1 for cells below their basin's water level.
+/// `rcv`/`code` are the steepest-descent receivers with their donor lists; they are modified.
+template <class T>
+void evo_basin_tree_global(const evo_topology& topo, const T* h, const evo_index* rcv, evo_depressions<T>& dep) {
+    const std::size_t n = topo.cells();
+    evo_build_donors(n, rcv, dep.donor_start, dep.donors, dep.fill_at);
+    const std::vector<evo_index>&donor_start = dep.donor_start, &donors = dep.donors;
+    const std::size_t basins = dep.sinks.size() + 1;
+    dep.label.assign(n, 0);
+    dep.members.assign(dep.sinks.begin(), dep.sinks.end());
+    evo_walk_up(donor_start, donors, dep.members, 0);
+    // The walk lists every receiver before its donors: labels flow up from the sinks.
+    for (std::size_t k = 0; k < dep.sinks.size(); ++k) dep.label[dep.sinks[k]] = static_cast<evo_index>(k + 1);
+    for (const evo_index c : dep.members)
+        if (rcv[c] != c) dep.label[c] = dep.label[rcv[c]];
+    // Links: every adjacent pair with different labels, once (from the cell of the smaller
+    // non-zero label, or from the sink-basin side of a pair with basin 0).
+    dep.links.clear();
+    for (const evo_index c : dep.members) {
+        const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
+        const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
+        const evo_index bc = dep.label[c];
+        const bool inner = topo.interior(x, y);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[k] : topo.neighbour(x, y, k);
+            if (j < 0) continue;
+            const auto uj = static_cast<std::size_t>(j);
+            if (topo.kind[uj] == evo_void) continue;
+            const evo_index bj = dep.label[uj];
+            if (bj == bc || (bj != 0 && bj < bc)) continue;
+            dep.links.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), c, static_cast<evo_index>(j)});
+        }
+    }
+    std::sort(dep.links.begin(), dep.links.end(), [](const evo_link<T>& p, const evo_link<T>& q) {
+        if (p.level != q.level) return p.level < q.level;
+        if (p.low != q.low) return p.low < q.low;
+        if (p.a != q.a) return p.a < q.a;
+        return p.b < q.b;
+    });
+    // Kruskal: the tree links, as an adjacency list.
+    dep.uf.resize(basins);
+    for (std::size_t b = 0; b < basins; ++b) dep.uf[b] = static_cast<evo_index>(b);
+    std::vector<evo_index>& tree = dep.path;  // indices of the accepted links
+    tree.clear();
+    for (std::size_t l = 0; l < dep.links.size() && tree.size() + 1 < basins; ++l) {
+        const evo_index ra = dep.find(dep.label[dep.links[l].a]), rb = dep.find(dep.label[dep.links[l].b]);
+        if (ra == rb) continue;
+        dep.uf[ra] = rb;
+        tree.push_back(static_cast<evo_index>(l));
+    }
+    evo_orient_tree(dep, basins);
+    dep.lakes.clear();
+    dep.lake_cells = 0;
+    for (const evo_index c : dep.members) {
+        const bool below = h[c] < dep.level[dep.label[c]];
+        dep.lake_cells += below;
+        if (below) dep.lakes.push_back(c);
+    }
+}
+
+/// Carves the receivers of every sink basin to its outlet (see evo_route_depressions).
+template <class T>
+void evo_carve(const evo_topology& topo, evo_index* rcv, std::uint8_t* code, const evo_depressions<T>& dep) {
+    const std::size_t basins = dep.sinks.size() + 1;
+    for (std::size_t b = 1; b < basins; ++b) {
+        const evo_index in = dep.pass_in[b], out = dep.pass_out[b];
+        if (in == evo_none) continue;  // unreachable: the topology check rules it out
+        evo_index prev = out;
+        const std::ptrdiff_t px = static_cast<std::ptrdiff_t>(in) % topo.width;
+        const std::ptrdiff_t py = static_cast<std::ptrdiff_t>(in) / topo.width;
+        std::uint8_t prev_code = d8_sink;
+        for (int k = 0; k < d8_neighbours; ++k)
+            if (topo.neighbour(px, py, k) == std::ptrdiff_t(out)) {
+                prev_code = static_cast<std::uint8_t>(k);
+                break;
+            }
+        evo_index c = in;
+        for (;;) {
+            const evo_index next = rcv[c];
+            const std::uint8_t next_code = code[c];
+            rcv[c] = prev;
+            code[c] = prev_code;
+            if (next == c) break;  // the sink
+            prev = c;
+            prev_code = static_cast<std::uint8_t>((next_code + 4) % d8_neighbours);  // the way back
+            c = next;
+        }
+    }
+}
+
+/// Basin label of cell c for the local search: follows the (uncarved) receivers down to a cell
+/// already labelled or a base-level cell (label 0), and labels the path on the way back.
+template <class T>
+evo_index evo_label_of(const evo_index* rcv, evo_depressions<T>& dep, evo_index c) {
+    dep.walk.clear();
+    while (dep.stamp[c] != dep.epoch) {
+        if (rcv[c] == c) {  // a base-level cell (the sinks are labelled up front)
+            dep.stamp[c] = dep.epoch;
+            dep.label[c] = 0;
+            break;
+        }
+        dep.walk.push_back(c);
+        c = rcv[c];
+    }
+    const evo_index l = dep.label[c];
+    for (const evo_index w : dep.walk) {
+        dep.stamp[w] = dep.epoch;
+        dep.label[w] = l;
+    }
+    return l;
+}
+
+/// The same tree as evo_basin_tree_global, found by a local search that touches only the lakes
+/// and their rims: from each sink a flood in height order over the cells of its basin, whose
+/// queue also holds the links to other basins met on the way (keyed by their level); the first
+/// link taken is the basin's lowest pass, i.e. its edge of the minimum spanning tree by
+/// Borůvka's rule. When these edges reach base level from every basin they are the whole tree
+/// (one edge per sink basin, all of the tree's): returns true. When two basins spill into each
+/// other (they form one lake together), returns false and the caller takes the global route.
+template <class T>
+bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index* rcv, evo_depressions<T>& dep) {
+    using entry = typename evo_depressions<T>::entry;
+    const std::size_t n = topo.cells(), basins = dep.sinks.size() + 1;
+    if (dep.stamp.size() != n) {
+        dep.stamp.assign(n, 0);
+        dep.seen.assign(n, 0);
+        dep.label.assign(n, 0);
+        dep.epoch = 0;
+    }
+    if (++dep.epoch == 0) {  // wrapped: forget every stamp
+        std::fill(dep.stamp.begin(), dep.stamp.end(), 0u);
+        std::fill(dep.seen.begin(), dep.seen.end(), 0u);
+        dep.epoch = 1;
+    }
+    for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+        dep.stamp[dep.sinks[k]] = dep.epoch;
+        dep.label[dep.sinks[k]] = static_cast<evo_index>(k + 1);
+    }
+    dep.parent.assign(basins, evo_none);
+    dep.pass_in.assign(basins, evo_none);
+    dep.pass_out.assign(basins, evo_none);
+    dep.pass_level.assign(basins, T(0));
+    // Cells before links at equal keys; then (level, low, a, b) as the global order.
+    const auto later = [](const entry& p, const entry& q) {
+        if (p.key != q.key) return p.key > q.key;
+        const bool pl = p.b != evo_none, ql = q.b != evo_none;
+        if (pl != ql) return pl;
+        if (p.low != q.low) return p.low > q.low;
+        if (p.a != q.a) return p.a > q.a;
+        return p.b > q.b;
+    };
+    for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+        const evo_index basin = static_cast<evo_index>(k + 1);
+        dep.heap.clear();
+        dep.heap.push_back({h[dep.sinks[k]], h[dep.sinks[k]], dep.sinks[k], evo_none});
+        dep.seen[dep.sinks[k]] = dep.epoch;
+        while (!dep.heap.empty()) {
+            std::pop_heap(dep.heap.begin(), dep.heap.end(), later);
+            const entry e = dep.heap.back();
+            dep.heap.pop_back();
+            if (e.b != evo_none) {
+                dep.pass_level[basin] = e.key;
+                dep.pass_in[basin] = e.a;
+                dep.pass_out[basin] = e.b;
+                dep.parent[basin] = evo_label_of(rcv, dep, e.b);
+                break;
+            }
+            const evo_index c = e.a;
+            const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
+            const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
+            const bool inner = topo.interior(x, y);
+            for (int d = 0; d < d8_neighbours; ++d) {
+                const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
+                if (j < 0) continue;
+                const auto uj = static_cast<evo_index>(j);
+                if (topo.kind[uj] == evo_void) continue;
+                if (evo_label_of(rcv, dep, uj) == basin) {
+                    if (dep.seen[uj] == dep.epoch) continue;  // (seen marks only this basin's cells)
+                    dep.seen[uj] = dep.epoch;
+                    dep.heap.push_back({h[uj], h[uj], uj, evo_none});
+                } else {
+                    dep.heap.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), c, uj});
+                }
+                std::push_heap(dep.heap.begin(), dep.heap.end(), later);
+            }
+        }
+        if (dep.parent[basin] == evo_none) return false;  // no way out: cannot happen on a checked map
+    }
+    // The links must form a tree (no two basins spilling into each other); then orient it.
+    dep.uf.resize(basins);
+    for (std::size_t b = 0; b < basins; ++b) dep.uf[b] = static_cast<evo_index>(b);
+    dep.links.clear();
+    dep.path.clear();
+    for (std::size_t b = 1; b < basins; ++b) {
+        const evo_index ra = dep.find(static_cast<evo_index>(b)), rb = dep.find(dep.parent[b]);
+        if (ra == rb) return false;
+        dep.uf[ra] = rb;
+        const T other = h[dep.pass_out[b]], own = h[dep.pass_in[b]];
+        dep.links.push_back({dep.pass_level[b], std::min(own, other), dep.pass_in[b], dep.pass_out[b]});
+        dep.path.push_back(static_cast<evo_index>(b - 1));
+    }
+    evo_orient_tree(dep, basins);
+    // Lake cells: the cells of each basin below its level, a flood from the sink (every cell of
+    // a basin below a height is connected to the sink through lower cells: its receiver path).
+    dep.lakes.clear();
+    dep.lake_cells = 0;
+    if (++dep.epoch == 0) {
+        std::fill(dep.stamp.begin(), dep.stamp.end(), 0u);
+        std::fill(dep.seen.begin(), dep.seen.end(), 0u);
+        dep.epoch = 1;
+        // Labels were lost: relabel the sinks; evo_label_of rebuilds the rest.
+    }
+    for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+        dep.stamp[dep.sinks[k]] = dep.epoch;
+        dep.label[dep.sinks[k]] = static_cast<evo_index>(k + 1);
+    }
+    for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+        const evo_index basin = static_cast<evo_index>(k + 1), s = dep.sinks[k];
+        const T top = dep.level[basin];
+        if (!(h[s] < top)) continue;
+        const std::size_t first = dep.lakes.size();
+        dep.lakes.push_back(s);
+        dep.seen[s] = dep.epoch;
+        for (std::size_t read = first; read < dep.lakes.size(); ++read) {
+            const evo_index c = dep.lakes[read];
+            const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
+            const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
+            const bool inner = topo.interior(x, y);
+            for (int d = 0; d < d8_neighbours; ++d) {
+                const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
+                if (j < 0) continue;
+                const auto uj = static_cast<evo_index>(j);
+                if (topo.kind[uj] == evo_void || dep.seen[uj] == dep.epoch || !(h[uj] < top)) continue;
+                if (evo_label_of(rcv, dep, uj) != basin) continue;
+                dep.seen[uj] = dep.epoch;
+                dep.lakes.push_back(uj);
+            }
+        }
+    }
+    dep.lake_cells = dep.lakes.size();
+    return true;
+}
+
+/// Routes across depressions after Cordonnier, Bovy & Braun (see evo_basin_tree_global): the
+/// basin tree by the local search, or the global one when the local search meets basins that
+/// spill into each other; then the carved receivers, and lake[c] = 1 for the lake cells (the
+/// caller clears lake beforehand). `rcv`/`code` are the steepest-descent receivers; they are
+/// modified. Returns whether the local search sufficed.
+template <class T>
+bool evo_route_depressions(const evo_topology& topo, const T* h, evo_index* rcv, std::uint8_t* code,
+                           evo_depressions<T>& dep, std::uint8_t* lake, bool allow_local = true) {
+    const std::size_t n = topo.cells();
+    dep.sinks.clear();
+    for (std::size_t i = 0; i < n; ++i)
+        if (topo.kind[i] == evo_free && rcv[i] == i) dep.sinks.push_back(static_cast<evo_index>(i));
+    dep.lakes.clear();
+    dep.lake_cells = 0;
+    const bool local = allow_local && evo_basin_tree_local(topo, h, rcv, dep);
+    if (!local) {
+        dep.lakes.clear();
+        dep.stamp.clear();  // the global labels overwrite the local ones
+        evo_basin_tree_global(topo, h, rcv, dep);
+    }
+    evo_carve(topo, rcv, code, dep);
+    for (const evo_index c : dep.lakes) lake[c] = 1;
+    return local;
+}
+
+/// Upstream cell counts (the cell itself included; 0 for no-data cells) in reverse stack order.
+inline void evo_accumulate(const evo_topology& topo, const std::vector<evo_index>& stack, const evo_index* rcv,
+                           std::uint32_t* count) {
+    std::fill(count, count + topo.cells(), std::uint32_t(1));
+    for (const evo_index c : topo.void_cells) count[c] = 0;
     for (std::size_t s = stack.size(); s-- > 0;) {
         const evo_index c = stack[s];
         const evo_index r = rcv[c];
