@@ -12,7 +12,7 @@ profile=${1:-test}
 packages=(build-essential cmake libglm-dev libstb-dev libxsimd-dev)
 if [[ $profile == test ]]; then
   packages+=(catch2 libbenchmark-dev glslang-tools libvulkan-dev mesa-vulkan-drivers libspng-dev libtinyexr-dev libgdal-dev
-    libcli11-dev nlohmann-json3-dev nodejs chromium)
+    libcli11-dev nlohmann-json3-dev nodejs chromium libopenmpi-dev openmpi-bin)
 elif [[ $profile != demo ]]; then
   echo "install-deps.sh: unknown profile '$profile' (expected demo or test)" >&2
   exit 2

@@ -16,7 +16,7 @@ endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 set(hidden)
-foreach(pkg Catch2 benchmark xsimd Vulkan stb spng tinyexr GDAL CLI11 nlohmann_json)
+foreach(pkg Catch2 benchmark xsimd Vulkan stb spng tinyexr GDAL CLI11 nlohmann_json MPI)
   list(APPEND hidden -DCMAKE_DISABLE_FIND_PACKAGE_${pkg}=ON)
 endforeach()
 set(tool -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
@@ -58,6 +58,7 @@ expect_lines("${out}"
   "gorge: stb_image_write.h (Debian: libstb-dev) not found, examples skipped"
   "gorge: Google Benchmark (Debian: libbenchmark-dev) not found, benchmarks skipped"
   "gorge: libspng (Debian: libspng-dev) and tinyexr (Debian: libtinyexr-dev) not found, gorge::io skipped"
+  "gorge: MPI (Debian: libopenmpi-dev and openmpi-bin) not found, gorge::mpi skipped"
   "gorge: gorge::io (GORGE_BUILD_IO) and CLI11 (Debian: libcli11-dev) and nlohmann-json (Debian: nlohmann-json3-dev) not found, the gorge command line skipped")
 expect_cache("${gorge_build}" "CMAKE_BUILD_TYPE:STRING=Release")
 

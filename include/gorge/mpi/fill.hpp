@@ -1,0 +1,123 @@
+// gorge/mpi/fill.hpp — depression filling of a tiled world across the ranks of an MPI job
+// (optional component gorge::mpi; CMake: find_package(gorge COMPONENTS mpi), target gorge::mpi).
+//
+// The result equals gorge::fill_depressions on the whole map, bit for bit, while no rank ever
+// holds more than its tiles (one at a time with tile_retention::recompute) plus perimeter data.
+// The method is Barnes (2016), "Parallel priority-flood depression filling for trillion cell
+// digital elevation models on desktops or clusters", Computers & Geosciences 96, 57-64:
+//   1. every rank fills each of its tiles on its own with a Priority-Flood seeded from the tile's
+//      perimeter, which labels watersheds: each perimeter cell starts its own label, except
+//      outlets of the whole map (cells on the map edge or next to a no-data cell), which share
+//      the label "outside". Where two labels meet, the flood records the lowest height at which
+//      water passes from one to the other (the spill graph);
+//   2. each rank sends only its tiles' perimeters (heights and labels) and spill graphs to the
+//      root rank: O(perimeter) bytes per tile, never O(area);
+//   3. the root joins the tiles' graphs along the tile borders and solves the global spill level
+//      of every label by a Priority-Flood over the label graph from "outside", then sends each
+//      rank the levels of its tiles' labels;
+//   4. every rank finishes its tiles: each cell becomes max(its tile-local fill, its label's
+//      spill level), and hands them to the tile writer.
+// Conventions are those of gorge::fill_depressions: 8-connectivity, outlets on the map edge and
+// next to no-data cells, no-data cells unchanged, no cell written as -0.
+//
+// Failures. Any exception in a rank (a tile that cannot be read, a non-finite cell, a writer
+// error) stops the whole job at the next collective step: every rank throws job_error, whose
+// message names the failing rank and tile ("gorge::mpi: rank 2, tile 5 (1, 1): ..."), and the
+// writer is never called once a failure is known before the finishing step. The file variant
+// (fill_depressions_tile_files) writes its outputs to temporary names and renames them only when
+// every rank has written all of its tiles, so a failed job leaves the output directory as it was.
+// A rank that dies makes MPI abort the job (MPI_ERRORS_ARE_FATAL, the default).
+//
+// Epsilon filling across tiles is not offered yet: gorge::fill_depressions_epsilon's result
+// depends on the order in which its queues meet the cells of each flat (one ulp per step along
+// the flood's path), which the tiled flood does not reproduce bit for bit.
+//
+// Every rank of `comm` must call these functions together, with equal layouts and options.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "../grid/grid.hpp"
+#include "tiled_world.hpp"
+
+namespace gorge {
+namespace mpi {
+
+/// The job failed: thrown on every rank. what() names the first failing rank and its tile.
+class job_error : public std::runtime_error {
+public:
+    job_error(const std::string& message, int rank, int tile)
+        : std::runtime_error(message), rank_(rank), tile_(tile) {}
+    /// The rank that failed first (lowest rank number among those that failed at the same step).
+    int rank() const noexcept { return rank_; }
+    /// The tile it was working on, or -1 when the failure concerned no single tile.
+    int tile() const noexcept { return tile_; }
+
+private:
+    int rank_;
+    int tile_;
+};
+
+/// Produces tile r's heights: fills `cells` (r.width x r.height, row-major view) or throws.
+template <class T>
+using tile_reader = std::function<void(const tile_rect& r, grid_view<T> cells)>;
+/// Receives tile r's finished heights, or throws.
+template <class T>
+using tile_writer = std::function<void(const tile_rect& r, grid_view<const T> cells)>;
+
+/// Whether a rank keeps its filled tiles in memory between the first and the last step.
+enum class tile_retention : std::uint8_t {
+    keep,       ///< keep each tile's local fill and labels (4 + sizeof(T) bytes per cell); default
+    recompute,  ///< drop them; read and fill each tile again at the end: one tile in memory at a time
+};
+
+/// Options of the tiled fills.
+template <class T>
+struct tiled_fill_options {
+    /// Cells holding this value have no data (as fill_options::no_data). Default: none.
+    std::optional<T> no_data;
+    /// Memory versus time; default keep.
+    tile_retention retention = tile_retention::keep;
+    /// The rank that solves the spill graph. Default 0; 0 <= root < ranks.
+    int root = 0;
+};
+
+/// What a tiled fill did, on this rank.
+struct tiled_fill_stats {
+    int tiles = 0;                  ///< tiles this rank handled
+    std::size_t raised_cells = 0;   ///< cells of those tiles whose height changed
+    std::uint64_t bytes_sent = 0;   ///< bytes this rank sent (perimeters and graphs; the root: spill levels)
+    std::uint64_t labels = 0;       ///< root only: nodes of the global spill graph (0 elsewhere)
+    std::uint64_t graph_edges = 0;  ///< root only: edges of the global spill graph (0 elsewhere)
+};
+
+/// Fills every depression of the tiled map (gorge::fill_depressions's result, bit for bit).
+/// `read` is called for each of this rank's tiles (twice with tile_retention::recompute: it must
+/// give the same cells both times), `write` once per tile at the end. Throws job_error on every
+/// rank when any rank fails; std::invalid_argument (on every rank, before any communication)
+/// for a bad layout or options.
+tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
+                                        const tile_writer<float>& write, const tiled_fill_options<float>& options = {});
+tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<double>& read,
+                                        const tile_writer<double>& write,
+                                        const tiled_fill_options<double>& options = {});
+
+/// The same over directories of raw tile files (raw_tile_path names; float cells): reads
+/// `in_dir`, writes `out_dir` (existing; may equal in_dir). Outputs go to "<name>.partial"
+/// first and are renamed over their final names only when every rank has written all its tiles;
+/// on failure every rank removes its partial files, leaving out_dir as it was.
+tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
+                                             const std::string& out_dir,
+                                             const tiled_fill_options<float>& options = {});
+
+}  // namespace mpi
+}  // namespace gorge

@@ -1,0 +1,9 @@
+// gorge/mpi/mpi.hpp — the optional gorge::mpi component: tiled worlds and depression filling
+// across the ranks of an MPI job (see fill.hpp and tiled_world.hpp). Needs an MPI implementation
+// (Debian: libopenmpi-dev); CMake: find_package(gorge COMPONENTS mpi), target gorge::mpi.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include "fill.hpp"
+#include "tiled_world.hpp"

@@ -1,0 +1,507 @@
+// gorge::mpi: depression filling of tiled maps across ranks, against gorge::fill_depressions on
+// the whole map (bit for bit), on 1 to 4 ranks (ctest runs this program through mpiexec).
+//
+// Every rank runs every test case; the collective calls happen in the same order everywhere.
+// Checks that depend on other ranks' tiles are summed over all ranks first (MPI_Allreduce), so
+// every rank asserts the same totals.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gorge/drainage/depression_fill.hpp"
+#include "gorge/mpi/mpi.hpp"
+#include "support/catch.hpp"
+
+namespace {
+
+using gorge::grid;
+using gorge::grid_view;
+namespace gm = gorge::mpi;
+
+int world_rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+int world_size() {
+    int s = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &s);
+    return s;
+}
+long long sum_all(long long v) {
+    long long total = 0;
+    MPI_Allreduce(&v, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+}
+
+/// splitmix64: the same numbers on every rank and platform.
+struct rng {
+    std::uint64_t s;
+    std::uint64_t next() {
+        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+enum class terrain { noise, smooth_pits, nested_basins, holes_and_flats };
+
+/// Test maps: white noise (pits everywhere, across every tile border), smooth hills with deep
+/// pits, concentric nested basins centred on a tile corner, and quantised terrain (flats) with
+/// no-data holes (some on tile borders) and -0 cells.
+template <class T>
+grid<T> make_map(terrain kind, std::ptrdiff_t w, std::ptrdiff_t h, std::uint64_t seed, T no_data) {
+    rng r{seed};
+    grid<T> m(w, h);
+    const double cx = static_cast<double>(w) * 0.5, cy = static_cast<double>(h) * 0.5;
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const double fx = static_cast<double>(x), fy = static_cast<double>(y);
+            double v = 0.0;
+            switch (kind) {
+                case terrain::noise: v = r.uniform() * 100.0; break;
+                case terrain::smooth_pits:
+                    v = 20.0 * std::sin(fx * 0.31) * std::cos(fy * 0.23) + 5.0 * r.uniform();
+                    if (r.uniform() < 0.03) v -= 40.0;
+                    break;
+                case terrain::nested_basins: {
+                    const double d = std::hypot(fx - cx, fy - cy);
+                    // rings of walls of decreasing height around a low centre, each with a pit inside
+                    v = 10.0 + 3.0 * std::floor(d / 4.0) + ((static_cast<long>(d) % 4 == 0) ? 8.0 : 0.0) -
+                        2.0 * r.uniform();
+                    break;
+                }
+                case terrain::holes_and_flats:
+                    v = std::floor(r.uniform() * 4.0) * 2.0 - 2.0;  // -2, 0, 2, 4: wide flats
+                    if (v == 0.0 && r.uniform() < 0.5) v = -0.0;
+                    break;
+            }
+            m.at(x, y) = static_cast<T>(v);
+        }
+    }
+    if (kind == terrain::holes_and_flats || kind == terrain::smooth_pits) {
+        // square holes, a few straddling tile borders
+        for (int k = 0; k < 5; ++k) {
+            const std::ptrdiff_t x0 = static_cast<std::ptrdiff_t>(r.uniform() * static_cast<double>(w - 3));
+            const std::ptrdiff_t y0 = static_cast<std::ptrdiff_t>(r.uniform() * static_cast<double>(h - 3));
+            for (std::ptrdiff_t y = y0; y < y0 + 3; ++y)
+                for (std::ptrdiff_t x = x0; x < x0 + 3; ++x) m.at(x, y) = no_data;
+        }
+        m.at(w / 2, h / 2) = no_data;
+    }
+    return m;
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+struct run_result {
+    long long mismatches = 0;     // cells whose bits differ from the reference, all ranks
+    long long written_tiles = 0;  // tiles written, all ranks
+    long long raised = 0;         // cells raised, all ranks
+    gm::tiled_fill_stats stats;   // this rank's
+};
+
+/// Fills `map` tiled over MPI_COMM_WORLD and compares every written tile with `expected`.
+template <class T>
+run_result run_tiled(const grid<T>& map, const grid<T>& expected, std::ptrdiff_t tw, std::ptrdiff_t th,
+                     const gm::tiled_fill_options<T>& options) {
+    gm::tile_layout layout;
+    layout.map_width = map.width();
+    layout.map_height = map.height();
+    layout.tile_width = tw;
+    layout.tile_height = th;
+    long long mismatches = 0, written = 0;
+    const gm::tile_reader<T> read = [&](const gm::tile_rect& r, grid_view<T> cells) {
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+    };
+    const gm::tile_writer<T> write = [&](const gm::tile_rect& r, grid_view<const T> cells) {
+        ++written;
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                if (!same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y))) ++mismatches;
+    };
+    run_result out;
+    out.stats = gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    out.mismatches = sum_all(mismatches);
+    out.written_tiles = sum_all(written);
+    out.raised = sum_all(static_cast<long long>(out.stats.raised_cells));
+    return out;
+}
+
+struct grid_shape {
+    int tiles_x, tiles_y;
+};
+
+template <class T>
+void check_equal_to_single_machine() {
+    const T no_data = T(-9999);
+    const std::ptrdiff_t w = 41, h = 29;  // no tile grid below divides it evenly
+    const grid_shape shapes[] = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
+    const terrain kinds[] = {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats};
+    for (const terrain kind : kinds) {
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+            const grid<T> map = make_map<T>(kind, w, h, seed * 7919 + static_cast<std::uint64_t>(kind), no_data);
+            gorge::fill_options<T> single;
+            single.no_data = no_data;
+            grid<T> expected = map;
+            const auto reference = gorge::fill_depressions(expected, single);
+            REQUIRE(reference.raised_cells > 0);  // the map has depressions to fill
+            for (const grid_shape s : shapes) {
+                for (const gm::tile_retention keep : {gm::tile_retention::keep, gm::tile_retention::recompute}) {
+                    INFO("terrain " << static_cast<int>(kind) << ", seed " << seed << ", tiles " << s.tiles_x << " x "
+                                    << s.tiles_y << ", recompute " << (keep == gm::tile_retention::recompute));
+                    gm::tiled_fill_options<T> options;
+                    options.no_data = no_data;
+                    options.retention = keep;
+                    options.root = world_size() - 1;  // any rank may solve the graph
+                    const run_result r = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x,
+                                                   (h + s.tiles_y - 1) / s.tiles_y, options);
+                    CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
+                    CHECK(r.mismatches == 0);
+                    CHECK(r.raised == static_cast<long long>(reference.raised_cells));
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("tiled fill equals fill_depressions bit for bit (float)", "[mpi]") { check_equal_to_single_machine<float>(); }
+
+TEST_CASE("tiled fill equals fill_depressions bit for bit (double)", "[mpi]") { check_equal_to_single_machine<double>(); }
+
+TEST_CASE("tiled fill: NaN no-data and maps without no-data", "[mpi]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    grid<float> map = make_map<float>(terrain::holes_and_flats, 23, 31, 99, nan);
+    gm::tiled_fill_options<float> options;
+    gorge::fill_options<float> single;
+    SECTION("NaN marks no-data") {
+        options.no_data = nan;
+        single.no_data = nan;
+    }
+    SECTION("no no-data value") {
+        for (std::ptrdiff_t y = 0; y < map.height(); ++y)
+            for (std::ptrdiff_t x = 0; x < map.width(); ++x)
+                if (std::isnan(map.at(x, y))) map.at(x, y) = 1.5f;
+    }
+    grid<float> expected = map;
+    REQUIRE(gorge::fill_depressions(expected, single).raised_cells > 0);
+    for (const grid_shape s : {grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{23, 31}}) {
+        const run_result r = run_tiled(map, expected, (23 + s.tiles_x - 1) / s.tiles_x, (31 + s.tiles_y - 1) / s.tiles_y,
+                                       options);
+        CHECK(r.mismatches == 0);
+        CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
+    }
+}
+
+TEST_CASE("tiled fill: a basin chain through every tile drains to its only outlet in the far tile", "[mpi]") {
+    // Walls (height 100) everywhere, map edge included, except a serpentine corridor along the odd
+    // rows that starts in tile (0, 0) and ends at the only low edge cell, in the last tile.
+    // Along the corridor, floors (0..1) alternate with sills of random heights (5..25). Water at
+    // corridor position p must cross every later sill, so its filled height is the largest height
+    // from p to the end of the corridor (a suffix maximum): an independent expectation.
+    const std::ptrdiff_t w = 40, h = 33;
+    const float wall = 100.0f;
+    grid<float> map(w, h, wall);
+    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> path;
+    for (std::ptrdiff_t y = 1; y < h - 1; y += 2) {
+        const bool east = (y / 2) % 2 == 0;
+        for (std::ptrdiff_t i = 1; i < w - 1; ++i) path.emplace_back(east ? i : w - 1 - i, y);
+        if (y + 2 < h - 1) path.emplace_back(east ? w - 2 : 1, y + 1);  // the turn through the wall row
+    }
+    path.emplace_back(path.back().first == 1 ? 0 : w - 1, path.back().second);  // the outlet on the edge
+    rng r{4242};
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        const bool sill = k % 7 == 6;
+        map.at(path[k].first, path[k].second) =
+            sill ? static_cast<float>(5.0 + 20.0 * r.uniform()) : static_cast<float>(r.uniform());
+    }
+    map.at(path.back().first, path.back().second) = 0.0f;
+    grid<float> expected = map;
+    float suffix = -1.0f;
+    for (std::size_t k = path.size(); k-- > 0;) {
+        float& c = expected.at(path[k].first, path[k].second);
+        suffix = std::max(suffix, c);
+        c = suffix;
+    }
+    grid<float> single = map;
+    gorge::fill_depressions(single);
+    long long single_mismatch = 0;
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) single_mismatch += same_bits(single.at(x, y), expected.at(x, y)) ? 0 : 1;
+    REQUIRE(single_mismatch == 0);  // the expectation is right
+    for (const grid_shape s : {grid_shape{1, 1}, grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}}) {
+        const run_result res = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x, (h + s.tiles_y - 1) / s.tiles_y,
+                                         gm::tiled_fill_options<float>{});
+        CHECK(res.mismatches == 0);
+        CHECK(res.raised > 0);
+    }
+}
+
+TEST_CASE("tiled fill sends perimeter data, not tile areas", "[mpi]") {
+    const std::ptrdiff_t side = 192, tile = 96;  // 2 x 2 tiles of 96 x 96
+    const grid<float> map = make_map<float>(terrain::smooth_pits, side, side, 5, -9999.0f);
+    grid<float> expected = map;
+    gorge::fill_options<float> single;
+    single.no_data = -9999.0f;
+    gorge::fill_depressions(expected, single);
+    gm::tiled_fill_options<float> options;
+    options.no_data = -9999.0f;
+    const run_result r = run_tiled(map, expected, tile, tile, options);
+    CHECK(r.mismatches == 0);
+    const std::uint64_t area_bytes = static_cast<std::uint64_t>(r.stats.tiles) * tile * tile * sizeof(float);
+    // Perimeter: 4 * 96 - 4 cells of (label, height) per tile, plus the spill graph.
+    INFO("rank " << world_rank() << " sent " << r.stats.bytes_sent << " bytes for " << r.stats.tiles << " tiles");
+    CHECK(r.stats.bytes_sent * 4 < area_bytes + (world_rank() == 0 ? area_bytes : 0) + 1);
+}
+
+TEST_CASE("tiled fill: bad input", "[mpi]") {
+    const grid<float> map = make_map<float>(terrain::noise, 12, 10, 3, 0.0f);
+    gm::tile_layout layout{12, 10, 5, 0};
+    const gm::tile_reader<float> read = [&](const gm::tile_rect& r, grid_view<float> cells) {
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+    };
+    const gm::tile_writer<float> write = [](const gm::tile_rect&, grid_view<const float>) {};
+    SECTION("layout") {
+        std::string message;
+        try {
+            gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write);
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        CHECK(message.find("tile_height") != std::string::npos);
+    }
+    SECTION("root") {
+        layout.tile_height = 5;
+        gm::tiled_fill_options<float> options;
+        options.root = world_size();
+        std::string message;
+        try {
+            gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        CHECK(message.find("root") != std::string::npos);
+    }
+    SECTION("a non-finite cell names its rank and tile on every rank") {
+        layout.tile_height = 5;
+        grid<float> bad = map;
+        bad.at(11, 7) = std::numeric_limits<float>::infinity();  // tile (2, 1) = tile 5
+        const gm::tile_reader<float> read_bad = [&](const gm::tile_rect& r, grid_view<float> cells) {
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = bad.at(r.x + x, r.y + y);
+        };
+        int written = 0;
+        const gm::tile_writer<float> count_writes = [&](const gm::tile_rect&, grid_view<const float>) { ++written; };
+        std::string message;
+        int rank = -2, tile = -2;
+        try {
+            gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read_bad, count_writes);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            rank = e.rank();
+            tile = e.tile();
+        }
+        const int owner = gm::tile_owner(5, world_size());
+        INFO(message);
+        CHECK(rank == owner);
+        CHECK(tile == 5);
+        CHECK(message.find("rank " + std::to_string(owner) + ", tile 5 (2, 1)") != std::string::npos);
+        CHECK(message.find("(11, 7)") != std::string::npos);  // the cell, in map coordinates
+        CHECK(written == 0);  // nothing written once a failure is known
+    }
+}
+
+namespace {
+
+/// A directory shared by all ranks (same machine): made by rank 0, its name broadcast.
+struct shared_dir {
+    std::string path;
+    shared_dir() {
+        char name[4096] = {0};
+        if (world_rank() == 0) {
+            std::string tmpl = (std::filesystem::temp_directory_path() / "gorge_test_mpi_XXXXXX").string();
+            std::vector<char> buf(tmpl.begin(), tmpl.end());
+            buf.push_back('\0');
+            if (mkdtemp(buf.data()) != nullptr) std::strncpy(name, buf.data(), sizeof name - 1);
+        }
+        MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+        path = name;
+    }
+    ~shared_dir() {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0 && !path.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    }
+    shared_dir(const shared_dir&) = delete;
+    shared_dir& operator=(const shared_dir&) = delete;
+};
+
+/// Every file of a directory with its bytes, sorted by name.
+std::vector<std::pair<std::string, std::string>> snapshot(const std::string& dir) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.is_directory()) {
+            files.emplace_back(e.path().filename().string(), "(directory)");
+            continue;
+        }
+        std::ifstream in(e.path(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        files.emplace_back(e.path().filename().string(), bytes);
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("raw tile files: round trip and corrupt files", "[mpi]") {
+    shared_dir dir;
+    REQUIRE(!dir.path.empty());
+    const std::string p = dir.path + "/r" + std::to_string(world_rank()) + ".gtile";
+    grid<double> g(3, 2);
+    for (std::ptrdiff_t y = 0; y < 2; ++y)
+        for (std::ptrdiff_t x = 0; x < 3; ++x) g.at(x, y) = 0.25 * static_cast<double>(x - 7 * y);
+    gm::write_raw_tile(p, g.view());
+    const grid<double> back = gm::read_raw_tile_double(p);
+    REQUIRE(back.width() == 3);
+    REQUIRE(back.height() == 2);
+    for (std::ptrdiff_t y = 0; y < 2; ++y)
+        for (std::ptrdiff_t x = 0; x < 3; ++x) CHECK(back.at(x, y) == g.at(x, y));
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const gm::tile_file_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(message([&] { gm::read_raw_tile_float(p); }).find("double cells") != std::string::npos);
+    std::filesystem::resize_file(p, gm::raw_tile_header_bytes + 5 * sizeof(double));
+    CHECK(message([&] { gm::read_raw_tile_double(p); }).find("truncated") != std::string::npos);
+    {
+        std::ofstream out(p, std::ios::binary | std::ios::trunc);
+        out << "not a tile at all, but long enough";
+    }
+    CHECK(message([&] { gm::read_raw_tile_double(p); }).find("bad magic") != std::string::npos);
+    CHECK(message([&] { gm::read_raw_tile_double(p + ".none"); }).find("cannot open") != std::string::npos);
+}
+
+TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]") {
+    const std::ptrdiff_t w = 30, h = 22, tw = 8, th = 8;  // 4 x 3 tiles
+    const float no_data = -9999.0f;
+    const grid<float> map = make_map<float>(terrain::smooth_pits, w, h, 11, no_data);
+    grid<float> expected = map;
+    gorge::fill_options<float> single;
+    single.no_data = no_data;
+    gorge::fill_depressions(expected, single);
+    const gm::tile_layout layout{w, h, tw, th};
+    shared_dir in_dir, out_dir;
+    REQUIRE(!in_dir.path.empty());
+    REQUIRE(!out_dir.path.empty());
+    if (world_rank() == 0) {
+        for (int t = 0; t < layout.tile_count(); ++t) {
+            const gm::tile_rect r = layout.tile(t);
+            grid<float> cells(r.width, r.height);
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+            gm::write_raw_tile(gm::raw_tile_path(in_dir.path, r.tx, r.ty), cells.view());
+        }
+        // An older output that a failed job must leave alone.
+        std::ofstream(out_dir.path + "/tile_0_0.gtile", std::ios::binary) << "old output";
+        std::ofstream(out_dir.path + "/notes.txt") << "kept";
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    gm::tiled_fill_options<float> options;
+    options.no_data = no_data;
+    const int bad_tile = 6;  // (2, 1)
+    const std::string bad_path = gm::raw_tile_path(in_dir.path, 2, 1);
+    const int owner = gm::tile_owner(bad_tile, world_size());
+
+    auto run_failing = [&](const std::string& expect_in_message, const std::string& named_path) {
+        const auto before = snapshot(out_dir.path);
+        std::string message;
+        int rank = -2, tile = -2;
+        try {
+            gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            rank = e.rank();
+            tile = e.tile();
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        INFO(message);
+        CHECK(rank == owner);
+        CHECK(tile == bad_tile);
+        CHECK(message.find("rank " + std::to_string(owner) + ", tile 6 (2, 1)") != std::string::npos);
+        CHECK(message.find(named_path) != std::string::npos);
+        CHECK(message.find(expect_in_message) != std::string::npos);
+        CHECK(snapshot(out_dir.path) == before);  // the output directory as it was
+    };
+
+    SECTION("missing tile") {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) std::filesystem::remove(bad_path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("cannot open", bad_path);
+    }
+    SECTION("corrupt tile") {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) std::filesystem::resize_file(bad_path, 100);
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("truncated", bad_path);
+    }
+    SECTION("a tile of the wrong size") {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) gm::write_raw_tile(bad_path, grid<float>(7, 8, 1.0f).view());
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("the layout needs 8 x 8", bad_path);
+    }
+    SECTION("an output that cannot be written, after other tiles were") {
+        // A directory in the way of tile 6's partial output: the job fails while writing, after
+        // the ranks wrote (partial) outputs of earlier tiles, which must all be removed.
+        const std::string blocked = gm::raw_tile_path(out_dir.path, 2, 1) + ".partial";
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) std::filesystem::create_directory(blocked);
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("cannot create", blocked);
+    }
+    SECTION("success: every tile replaced, equal to fill_depressions") {
+        const gm::tiled_fill_stats stats =
+            gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
+        CHECK(sum_all(stats.tiles) == layout.tile_count());
+        MPI_Barrier(MPI_COMM_WORLD);
+        long long mismatches = 0;
+        for (int t = world_rank(); t < layout.tile_count(); t += world_size()) {
+            const gm::tile_rect r = layout.tile(t);
+            const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir.path, r.tx, r.ty));
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                    mismatches += same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y)) ? 0 : 1;
+        }
+        CHECK(sum_all(mismatches) == 0);
+        const auto after = snapshot(out_dir.path);
+        CHECK(after.size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
+        for (const auto& f : after) CHECK(f.first.find(".partial") == std::string::npos);
+    }
+}
