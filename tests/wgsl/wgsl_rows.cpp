@@ -219,8 +219,10 @@ void fill_reference_rows(batch& b) {
                 return gorge::phacelle<decltype(hash)>(q, dir, cell_freq, phase_offset, normalization, seed);
             });
             b.cpu.back() = {ph.phase.x, ph.phase.y, ph.side.x, ph.side.y};
-            for (int i = 0; i < 4; ++i)
-                b.reference.back()[std::size_t(i)] = t.number(r, std::array<const char*, 4>{"c", "s", "sidex", "sidey"}[std::size_t(i)]);
+            b.reference.back()[0] = t.number(r, "c");
+            b.reference.back()[1] = t.number(r, "s");
+            b.reference.back()[2] = t.number(r, "sidex");
+            b.reference.back()[3] = t.number(r, "sidey");
         }
     }
     {
