@@ -1,8 +1,13 @@
 // Hashes against tests/data/reference/hash.csv: pcg3d bit-exact in every lane type; the shadertoy
 // hash bit-exact too, because this test is built with -ffp-contract=off (see tests/CMakeLists.txt).
+// prime_mix_hash against rows of an independent transcription, and the quality statistics of both
+// exact hashes (uniformity, no correlation between neighbours, components or seeds).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "support/catch.hpp"
 #include "support/reference.hpp"
@@ -62,4 +67,111 @@ TEST_CASE("hash2 stays in [-1, 1) and the seed changes pcg3d", "[hash]") {
     const glm::vec2 a = gorge::pcg3d_hash::hash2(INT32_MAX, INT32_MIN, 7);
     CHECK(a.x >= -1.0f);
     CHECK(a.x < 1.0f);
+}
+
+// ---- prime_mix_hash ------------------------------------------------------------------------------
+
+namespace {
+
+/// prime_mix_hash reference rows, computed by an independent transcription of its definition in
+/// Python integers (explicit mod 2^32 after every product):
+///   fin(h) = h ^= h >> 16; h *= 0x7FEB352D; h ^= h >> 15; h *= 0x846CA68B; h ^= h >> 16
+///   bits   = fin((cx * 0x9E3779B1) ^ (cy * 0x85EBCA77) ^ fin(seed ^ 0x27D4EB2F))
+///   x = (bits >> 16) / 2^15 - 1,  y = (bits & 0xFFFF) / 2^15 - 1
+struct prime_mix_row {
+    std::int32_t cx, cy;
+    std::uint32_t seed, bits;
+    float x, y;
+};
+constexpr prime_mix_row prime_mix_rows[] = {
+    {0, 0, 0u, 0x0153293Bu, -0.989654541015625f, -0.677886962890625f},
+    {1, 0, 0u, 0xB2E694A2u, 0.39764404296875f, 0.16119384765625f},
+    {0, 1, 0u, 0xB7F6E357u, 0.43719482421875f, 0.776092529296875f},
+    {-1, -1, 0u, 0x895DF562u, 0.073150634765625f, 0.91705322265625f},
+    {12345, -678, 7u, 0xFE359B6Eu, 0.985992431640625f, 0.21429443359375f},
+    {-2147483647 - 1, 2147483647, 4294967295u, 0xEC3CC6B4u, 0.8455810546875f, 0.5523681640625f},
+    {3, 4, 1337u, 0x4D447DFCu, -0.3963623046875f, -0.0157470703125f},
+};
+
+/// Pearson correlation of two equally long samples.
+double correlation(const std::vector<double>& a, const std::vector<double>& b) {
+    const double n = double(a.size());
+    double ma = 0, mb = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) ma += a[i], mb += b[i];
+    ma /= n, mb /= n;
+    double sab = 0, saa = 0, sbb = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        sab += (a[i] - ma) * (b[i] - mb);
+        saa += (a[i] - ma) * (a[i] - ma);
+        sbb += (b[i] - mb) * (b[i] - mb);
+    }
+    return sab / std::sqrt(saa * sbb);
+}
+
+/// Chi-square statistic of `values` in [-1, 1) over `bins` equal bins.
+double chi_square(const std::vector<double>& values, int bins) {
+    std::vector<double> count(std::size_t(bins), 0.0);
+    for (double v : values) count[std::size_t(std::min(bins - 1, int((v + 1.0) * 0.5 * bins)))] += 1.0;
+    const double expected = double(values.size()) / bins;
+    double chi2 = 0;
+    for (double c : count) chi2 += (c - expected) * (c - expected) / expected;
+    return chi2;
+}
+
+/// Hash components over a side x side block of lattice points at (x0, y0), component `which`.
+template <class Hash>
+std::vector<double> lattice_values(std::int32_t x0, std::int32_t y0, int side, std::uint32_t seed, int which) {
+    std::vector<double> v;
+    v.reserve(std::size_t(side) * std::size_t(side));
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) {
+            const glm::vec2 h = Hash::hash2(x0 + x, y0 + y, seed);
+            v.push_back(which == 0 ? h.x : h.y);
+        }
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("prime_mix_hash reproduces its definition bit for bit", "[hash]") {
+    for (const prime_mix_row& r : prime_mix_rows) {
+        CAPTURE(r.cx, r.cy, r.seed);
+        CHECK(gorge::detail::prime_mix(static_cast<std::uint32_t>(r.cx), static_cast<std::uint32_t>(r.cy), r.seed) == r.bits);
+        const glm::vec2 h = gorge::prime_mix_hash::hash2(r.cx, r.cy, r.seed);
+        CHECK(h.x == r.x);
+        CHECK(h.y == r.y);
+        const glm::dvec2 hd = gorge::prime_mix_hash::lattice2<double>(static_cast<std::uint32_t>(r.cx),
+                                                                       static_cast<std::uint32_t>(r.cy), r.seed);
+        CHECK(hd.x == double(r.x));
+        CHECK(hd.y == double(r.y));
+    }
+}
+
+// Quality of the lattice values, the same statistics for both exact policies: each component is
+// uniform on [-1, 1) (chi-square over 64 bins; 63 degrees of freedom, mean 63, standard deviation
+// 11.2: the bound 130 is six standard deviations), and neighbouring points, the two components of
+// a point and neighbouring seeds are uncorrelated (262,144 pairs: a correlation's standard error is
+// 1/512 = 0.002; the bound 0.012 is six of them). A hash with lattice artefacts (values repeating
+// along a row, a diagonal or a knight's move) fails the correlation checks.
+TEMPLATE_TEST_CASE("exact hashes are uniform and uncorrelated", "[hash]", gorge::prime_mix_hash, gorge::pcg3d_hash) {
+    constexpr int side = 512;
+    constexpr double chi_bound = 130.0, correlation_bound = 0.012;
+    for (const std::uint32_t seed : {0u, 1u, 0xDEADBEEFu}) {
+        for (const auto& origin : {std::pair<std::int32_t, std::int32_t>{-256, -256}, {1 << 20, -(1 << 24)}}) {
+            CAPTURE(seed, origin.first, origin.second);
+            const auto x = lattice_values<TestType>(origin.first, origin.second, side, seed, 0);
+            const auto y = lattice_values<TestType>(origin.first, origin.second, side, seed, 1);
+            CHECK(chi_square(x, 64) < chi_bound);
+            CHECK(chi_square(y, 64) < chi_bound);
+            CHECK(std::fabs(correlation(x, y)) < correlation_bound);
+            for (const auto& offset : {std::pair<int, int>{1, 0}, {0, 1}, {1, 1}, {1, -1}, {2, 1}, {-1, 2}, {16, 0}, {0, 16}}) {
+                CAPTURE(offset.first, offset.second);
+                const auto shifted = lattice_values<TestType>(origin.first + offset.first, origin.second + offset.second,
+                                                              side, seed, 0);
+                CHECK(std::fabs(correlation(x, shifted)) < correlation_bound);
+            }
+            const auto next_seed = lattice_values<TestType>(origin.first, origin.second, side, seed + 1u, 0);
+            CHECK(std::fabs(correlation(x, next_seed)) < correlation_bound);
+        }
+    }
 }

@@ -44,19 +44,33 @@ bool fractal_member_ok(S value, S lowest, Weight weight) {
     return std::isfinite(value) && value >= lowest && within_finite_limit(weight(value));
 }
 
-/// The octave loop every fractal shares: calls octave(q_o, seed_o, freq_o, amp_o) for o = 0 ..
-/// octaves - 1 with q_o = octave_point(p, freq_o), seed_o = derive_seed(seed, o),
-/// freq_{o+1} = lacunarity freq_o and amp_{o+1} = gain amp_o (freq_0 = frequency, amp_0 = 1).
-template <class T, class Params, class Octave>
-GORGE_FORCEINLINE void for_each_octave(vec2<T> p, const Params& params, std::uint32_t seed, Octave&& octave) {
-    T freq = T(params.frequency);
-    T amp = T(1);
-    for (int o = 0; o < params.octaves; ++o) {
-        octave(octave_point(p, freq), derive_seed(seed, std::uint32_t(o)), freq, amp);
-        freq *= T(params.lacunarity);
-        amp *= T(params.gain);
+/// The octave walk every fractal shares, as a loop cursor (plain loop code, so that the octave
+/// body inlines into the caller's point loop): octave o samples q_o = octave_point(p, freq_o) with
+/// seed derive_seed(seed, o), freq_0 = frequency, freq_{o+1} = lacunarity freq_o, amp_0 = 1 and
+/// amp_{o+1} = gain amp_o.
+///     for (octave_cursor<T> o(params, seed); o.more(); o.next()) ... o.point(p), o.seed(), o.freq, o.amp
+template <class T>
+struct octave_cursor {
+    template <class Params>
+    GORGE_FORCEINLINE octave_cursor(const Params& params, std::uint32_t fractal_seed)
+        : freq(T(params.frequency)), lacunarity(T(params.lacunarity)), gain(T(params.gain)),
+          count(params.octaves), base_seed(fractal_seed) {}
+    GORGE_FORCEINLINE bool more() const { return index < count; }
+    GORGE_FORCEINLINE void next() {
+        freq *= lacunarity;
+        amp *= gain;
+        ++index;
     }
-}
+    GORGE_FORCEINLINE vec2<T> point(vec2<T> p) const { return octave_point(p, freq); }
+    GORGE_FORCEINLINE std::uint32_t seed() const { return derive_seed(base_seed, std::uint32_t(index)); }
+
+    T freq;       ///< freq_o
+    T amp = T(1);  ///< amp_o
+    T lacunarity, gain;
+    int count;
+    int index = 0;
+    std::uint32_t base_seed;
+};
 }  // namespace detail
 
 /// Sum of |amp_o| over the octaves: with the basis bound, the range of fractal_sum.
@@ -81,10 +95,10 @@ GORGE_FORCEINLINE glm::vec<3, T> fractal_sum(glm::vec<2, T> p, const fbm_params<
                                              std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::fractal_sum: invalid fbm_params");
     glm::vec<3, T> n(T(0), T(0), T(0));
-    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T freq, T amp) {
-        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
-        n += amp * glm::vec<3, T>(v.x, freq * v.y, freq * v.z);
-    });
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const glm::vec<3, T> v = Basis::template eval<T>(o.point(p), o.seed());
+        n += o.amp * glm::vec<3, T>(v.x, o.freq * v.y, o.freq * v.z);
+    }
     return n;
 }
 
@@ -94,9 +108,8 @@ template <class Basis = gradient_basis<>, class T, class S>
 GORGE_FORCEINLINE T fractal_sum_value(glm::vec<2, T> p, const fbm_params<S>& params, std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::fractal_sum_value: invalid fbm_params");
     T n = T(0);
-    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
-        n += amp * detail::basis_value<Basis>(q, s);
-    });
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next())
+        n += o.amp * detail::basis_value<Basis>(o.point(p), o.seed());
     return n;
 }
 
@@ -111,11 +124,11 @@ GORGE_FORCEINLINE glm::vec<3, T> billow(glm::vec<2, T> p, const fbm_params<S>& p
                                         std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::billow: invalid fbm_params");
     glm::vec<3, T> n(T(0), T(0), T(0));
-    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T freq, T amp) {
-        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
-        const T sg = detail::sign(v.x);
-        n += amp * glm::vec<3, T>(detail::abs(v.x), sg * freq * v.y, sg * freq * v.z);
-    });
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const glm::vec<3, T> v = Basis::template eval<T>(o.point(p), o.seed());
+        const T s = detail::sign(v.x);
+        n += o.amp * glm::vec<3, T>(detail::abs(v.x), s * o.freq * v.y, s * o.freq * v.z);
+    }
     return n;
 }
 
@@ -125,9 +138,8 @@ template <class Basis = gradient_basis<>, class T, class S>
 GORGE_FORCEINLINE T billow_value(glm::vec<2, T> p, const fbm_params<S>& params, std::uint32_t seed = 0) {
     GORGE_ASSERT(params.first_invalid() == nullptr, "gorge::billow_value: invalid fbm_params");
     T n = T(0);
-    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
-        n += amp * detail::abs(detail::basis_value<Basis>(q, s));
-    });
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next())
+        n += o.amp * detail::abs(detail::basis_value<Basis>(o.point(p), o.seed()));
     return n;
 }
 
@@ -203,19 +215,19 @@ GORGE_FORCEINLINE glm::vec<3, T> ridged(glm::vec<2, T> p, const ridged_params<S>
     T weight = T(1);
     V2 weight_grad(T(0), T(0));
     const T offset = T(params.offset), feedback = T(params.feedback);
-    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T freq, T amp) {
-        const glm::vec<3, T> v = Basis::template eval<T>(q, s);
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const glm::vec<3, T> v = Basis::template eval<T>(o.point(p), o.seed());
         const T ridge = offset - detail::abs(v.x);
-        const V2 ridge_grad = V2(v.y, v.z) * (-detail::sign(v.x) * freq);
+        const V2 ridge_grad = V2(v.y, v.z) * (-detail::sign(v.x) * o.freq);
         const T signal = ridge * ridge * weight;
         const V2 signal_grad = (T(2) * ridge * weight) * ridge_grad + (ridge * ridge) * weight_grad;
-        value += amp * signal;
-        grad += amp * signal_grad;
+        value += o.amp * signal;
+        grad += o.amp * signal_grad;
         const T gated = signal * feedback;
         const auto inside = gated < T(1);  // gated >= 0 always, so only the upper clamp acts
         weight = detail::min(gated, T(1));
         weight_grad = detail::select<T>(inside, feedback, T(0)) * signal_grad;
-    });
+    }
     return {value, grad.x, grad.y};
 }
 
@@ -227,12 +239,12 @@ GORGE_FORCEINLINE T ridged_value(glm::vec<2, T> p, const ridged_params<S>& param
     T value = T(0);
     T weight = T(1);
     const T offset = T(params.offset), feedback = T(params.feedback);
-    detail::for_each_octave(p, params, seed, [&](detail::vec2<T> q, std::uint32_t s, T, T amp) {
-        const T ridge = offset - detail::abs(detail::basis_value<Basis>(q, s));
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const T ridge = offset - detail::abs(detail::basis_value<Basis>(o.point(p), o.seed()));
         const T signal = ridge * ridge * weight;
-        value += amp * signal;
+        value += o.amp * signal;
         weight = detail::min(signal * feedback, T(1));
-    });
+    }
     return value;
 }
 
@@ -302,18 +314,18 @@ GORGE_FORCEINLINE glm::vec<3, T> damped_fbm(glm::vec<2, T> p, const damped_fbm_p
     V2 d(T(0), T(0));                     // D_o
     T jxx = T(0), jxy = T(0), jyy = T(0);  // J_o = dD_o/dp (symmetric)
     const T c = T(params.damping);
-    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T freq, T amp) {
-        const noise_d2<T> n = Basis::template eval_d2<T>(q, s);
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const noise_d2<T> n = Basis::template eval_d2<T>(o.point(p), o.seed());
         d += n.gradient;
-        jxx += freq * n.dxx;
-        jxy += freq * n.dxy;
-        jyy += freq * n.dyy;
+        jxx += o.freq * n.dxx;
+        jxy += o.freq * n.dxy;
+        jyy += o.freq * n.dyy;
         const T inv = T(1) / (T(1) + c * detail::dot(d, d));
         // grad |D|^2 = 2 J D
         const V2 grad_d2(T(2) * (jxx * d.x + jxy * d.y), T(2) * (jxy * d.x + jyy * d.y));
-        value += amp * n.value * inv;
-        grad += amp * (n.gradient * (freq * inv) - grad_d2 * (n.value * c * inv * inv));
-    });
+        value += o.amp * n.value * inv;
+        grad += o.amp * (n.gradient * (o.freq * inv) - grad_d2 * (n.value * c * inv * inv));
+    }
     return {value, grad.x, grad.y};
 }
 
@@ -329,12 +341,12 @@ GORGE_FORCEINLINE T damped_fbm_value(glm::vec<2, T> p, const damped_fbm_params<S
     T value = T(0);
     V2 d(T(0), T(0));  // D_o
     const T c = T(params.damping);
-    detail::for_each_octave(p, params, seed, [&](V2 q, std::uint32_t s, T, T amp) {
-        const glm::vec<3, T> n = Basis::template eval<T>(q, s);
+    for (detail::octave_cursor<T> o(params, seed); o.more(); o.next()) {
+        const glm::vec<3, T> n = Basis::template eval<T>(o.point(p), o.seed());
         d += V2(n.y, n.z);
         const T inv = T(1) / (T(1) + c * detail::dot(d, d));
-        value += amp * n.x * inv;
-    });
+        value += o.amp * n.x * inv;
+    }
     return value;
 }
 

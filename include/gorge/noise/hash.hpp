@@ -1,12 +1,19 @@
 // gorge/noise/hash.hpp — lattice hashes: the random numbers behind every gorge noise.
 //
 // A hash policy maps an integer lattice point (cx, cy) and a 32-bit seed to a 2-vector in [-1, 1).
-// gorge ships two policies:
+// gorge ships three policies:
 //
 //   pcg3d_hash      (default) Jarzynski & Olano's pcg3d, "Hash Functions for GPU Rendering",
 //                   JCGT 9(3), 2020. Pure 32-bit unsigned wrap-around arithmetic, so the C++
-//                   scalar path, the SIMD path and the GLSL include agree bit for bit at any
-//                   distance from the origin and honour the seed.
+//                   scalar path, the SIMD path and the shader ports agree bit for bit at any
+//                   distance from the origin and honour the seed. 24 bits per component.
+//   prime_mix_hash  the fast exact policy: the coordinates times two odd constants, xored with the
+//                   seed, then a two-round multiply-xorshift finaliser (Wellons' "lowbias32"). One
+//                   32-bit result gives both components (16 bits each). About half of pcg3d's
+//                   integer multiplies per corner, the same exactness and portability, seeds
+//                   honoured; components step by 2^-15 instead of 2^-23. Choose it when noise
+//                   speed matters more than the default's reference values (README: "Choosing a
+//                   hash"; tests/test_hash.cpp measures its uniformity and independence).
 //   shadertoy_hash  the float hash of the published erosion shaders, for reproducing them exactly.
 //                   It ignores the seed and works in 32-bit floats whatever the caller's type.
 //
@@ -78,6 +85,68 @@ struct pcg3d_hash {
     }
 
     /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-23.
+    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
+        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
+    }
+};
+
+namespace detail {
+/// prime_mix_hash: odd multipliers that spread each lattice coordinate over all 32 bits before the
+/// two are combined (2^32 / golden ratio, and an odd constant with well-spread bits).
+constexpr std::uint32_t prime_mix_x = 0x9E3779B1u;
+constexpr std::uint32_t prime_mix_y = 0x85EBCA77u;
+/// The finaliser's multipliers and shifts (C. Wellons, "Prospecting for Hash Functions", 2018:
+/// lowbias32, a two-round xorshift-multiply with a measured bias of about 0.17).
+constexpr std::uint32_t prime_mix_round1 = 0x7FEB352Du;
+constexpr std::uint32_t prime_mix_round2 = 0x846CA68Bu;
+constexpr int prime_mix_shift1 = 16;
+constexpr int prime_mix_shift2 = 15;
+constexpr int prime_mix_shift3 = 16;
+/// Each component takes 16 bits of the 32-bit result: scaled by 2^-15 and shifted by 1 into [-1, 1).
+constexpr int prime_mix_half_bits = 16;
+constexpr std::uint32_t prime_mix_half_mask = 0xFFFFu;
+constexpr double prime_mix_unit_scale = 1.0 / 32768.0;  // 2^-15
+
+/// Salt of the seed: the seed is finalised once (seed ^ salt) before it meets the coordinates, so
+/// that neighbouring seeds give unrelated fields and seed 0 has no fixed point at the origin.
+constexpr std::uint32_t prime_mix_seed_salt = 0x27D4EB2Fu;
+
+/// The finaliser (U: std::uint32_t or a batch of them).
+template <class U>
+GORGE_FORCEINLINE U prime_mix_finalise(U h) {
+    h ^= h >> prime_mix_shift1;
+    h *= U(prime_mix_round1);
+    h ^= h >> prime_mix_shift2;
+    h *= U(prime_mix_round2);
+    h ^= h >> prime_mix_shift3;
+    return h;
+}
+
+/// The 32-bit prime_mix result for lattice point (cx, cy) and seed:
+///     finalise((cx * prime_mix_x) ^ (cy * prime_mix_y) ^ finalise(seed ^ salt)).
+template <class U>
+GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
+    const std::uint32_t seed_mask = prime_mix_finalise(seed ^ prime_mix_seed_salt);
+    return prime_mix_finalise((cx * U(prime_mix_x)) ^ (cy * U(prime_mix_y)) ^ U(seed_mask));
+}
+}  // namespace detail
+
+/// The fast exact hash policy (see the header comment): bit-identical in C++ scalar, SIMD and every
+/// shader port, seeds honoured, components in [-1, 1) with a step of 2^-15 (x from the high 16
+/// bits of one 32-bit result, y from the low 16).
+struct prime_mix_hash {
+    template <class T>
+    static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
+                                                      std::uint32_t seed) {
+        using U = detail::uint_t<T>;
+        using ops = detail::value_ops<T>;
+        const U h = detail::prime_mix(cx, cy, seed);
+        const T scale = T(detail::prime_mix_unit_scale);
+        return {ops::from_uint(h >> detail::prime_mix_half_bits) * scale - T(1),
+                ops::from_uint(h & U(detail::prime_mix_half_mask)) * scale - T(1)};
+    }
+
+    /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-15.
     static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
         return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
     }

@@ -184,7 +184,9 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
 
     /// Same semantics as the scalar to_int: saturates to [INT32_MIN, int32_saturation_bound], NaN -> INT32_MIN.
     static int_type to_int(const T& x) { return xsimd::batch_cast<std::int32_t>(value_ops::clamp_to_int32(x)); }
-    static T from_uint(const uint_type& u) { return xsimd::batch_cast<float>(u); }
+    /// Exact below 2^24 (the contract); lanes below 2^31 convert as signed integers, which is one
+    /// instruction where an unsigned conversion takes several.
+    static T from_uint(const uint_type& u) { return xsimd::batch_cast<float>(xsimd::bitwise_cast<int_type>(u)); }
     static float_type to_float32(const T& x) { return x; }
     static T from_float32(const float_type& x) { return x; }
     /// Lane l loads base[index lane l].
