@@ -70,7 +70,7 @@ using member_list = std::vector<std::string>;
 // WGSL's hash policy is chosen by name at run time (its file's header): a dispatch function and one
 // constant per hash, which the preprocessor-driven GLSL and HLSL files do not need.
 const std::set<std::string> wgsl_only_functions = {"gorge_lattice2"};
-const std::set<std::string> wgsl_only_constants = {"gorge_hash_pcg3d", "gorge_hash_shadertoy"};
+const std::set<std::string> wgsl_only_constants = {"gorge_hash_pcg3d", "gorge_hash_shadertoy", "gorge_hash_prime_mix"};
 
 struct port {
     port(std::string port_name, std::string file) : name(std::move(port_name)), path(std::move(file)) {}

@@ -23,13 +23,14 @@
 // shader is compiled, by defining GORGE_HASH before the include to the name of a lattice function
 // `vec2 f(uvec2 cell, uint seed)` returning a vector in [-1, 1)^2:
 //     #define GORGE_HASH gorge_pcg3d_lattice2      (the default: exact integer hash, seeds honoured)
+//     #define GORGE_HASH gorge_prime_mix_lattice2  (the fast exact integer hash, seeds honoured)
 //     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
-// A custom hash works the same way if it is declared before the include. Both built-in hashes are
+// A custom hash works the same way if it is declared before the include. The built-in hashes are
 // always available by name, whatever GORGE_HASH says.
 //
 // Agreement with the C++ float path (checked by tests/glsl on Vulkan devices: Mesa's lavapipe, an
 // NVIDIA H200):
-//  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
+//  - pcg3d, prime_mix and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
 //  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
 //    on whether it fuses multiply-adds, so it agrees to about 1e-6 typically (1e-4 is what the test
 //    demands); the filter's straight-gully steering uses sign(sin), so at the rare points where the
@@ -169,6 +170,44 @@ vec2 gorge_pcg3d_lattice2(uvec2 cell, uint seed) {
     return gorge_detail_unit_from_bits(gorge_pcg3d(uvec3(cell, seed)).xy);
 }
 vec2 gorge_pcg3d_hash2(ivec2 cell, uint seed) { return gorge_pcg3d_lattice2(uvec2(cell), seed); }
+
+// prime_mix: the coordinates times two odd constants, xored with the finalised seed, then a
+// two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit result gives both
+// components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
+const uint gorge_detail_prime_mix_x = 0x9E3779B1u;
+const uint gorge_detail_prime_mix_y = 0x85EBCA77u;
+const uint gorge_detail_prime_mix_round1 = 0x7FEB352Du;
+const uint gorge_detail_prime_mix_round2 = 0x846CA68Bu;
+const uint gorge_detail_prime_mix_shift1 = 16u;
+const uint gorge_detail_prime_mix_shift2 = 15u;
+const uint gorge_detail_prime_mix_shift3 = 16u;
+const uint gorge_detail_prime_mix_half_bits = 16u;
+const uint gorge_detail_prime_mix_half_mask = 0xFFFFu;
+const float gorge_detail_prime_mix_unit_scale = 1.0 / 32768.0;  // 2^-15
+const uint gorge_detail_prime_mix_seed_salt = 0x27D4EB2Fu;
+
+uint gorge_detail_prime_mix_finalise(uint h) {
+    h ^= h >> gorge_detail_prime_mix_shift1;
+    h *= gorge_detail_prime_mix_round1;
+    h ^= h >> gorge_detail_prime_mix_shift2;
+    h *= gorge_detail_prime_mix_round2;
+    h ^= h >> gorge_detail_prime_mix_shift3;
+    return h;
+}
+
+uint gorge_prime_mix(uvec2 cell, uint seed) {
+    uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ (cell.y * gorge_detail_prime_mix_y) ^ seed_mask);
+}
+
+// prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
+// the high 16 bits, y from the low 16).
+vec2 gorge_prime_mix_lattice2(uvec2 cell, uint seed) {
+    uint h = gorge_prime_mix(cell, seed);
+    return vec2(float(h >> gorge_detail_prime_mix_half_bits), float(h & gorge_detail_prime_mix_half_mask)) *
+               gorge_detail_prime_mix_unit_scale - 1.0;
+}
+vec2 gorge_prime_mix_hash2(ivec2 cell, uint seed) { return gorge_prime_mix_lattice2(uvec2(cell), seed); }
 
 // The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
 //     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)

@@ -32,6 +32,7 @@
 // shader is compiled, by defining GORGE_HASH before the include to the name of a lattice function
 // `float2 f(uint2 cell, uint seed)` returning a vector in [-1, 1)^2:
 //     #define GORGE_HASH gorge_pcg3d_lattice2      (the default: exact integer hash, seeds honoured)
+//     #define GORGE_HASH gorge_prime_mix_lattice2  (the fast exact integer hash, seeds honoured)
 //     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
 // A custom hash works the same way if it is declared before the include. Both built-in hashes are
 // always available by name, whatever GORGE_HASH says. (Unreal's C++ side can also set it:
@@ -40,7 +41,7 @@
 // Agreement with the C++ float path (checked by tests/hlsl: compiled to SPIR-V by glslang's HLSL
 // front end and run on a Vulkan device against the C++ float path with the same tolerances as the
 // GLSL include):
-//  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
+//  - pcg3d, prime_mix and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
 //  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
 //    on whether it fuses multiply-adds, so it agrees to about 1e-6 typically (1e-4 is what the test
 //    demands); the filter's straight-gully steering uses sign(sin), so at the rare points where the
@@ -176,6 +177,44 @@ float2 gorge_pcg3d_lattice2(uint2 cell, uint seed) {
     return gorge_detail_unit_from_bits(gorge_pcg3d(uint3(cell, seed)).xy);
 }
 float2 gorge_pcg3d_hash2(int2 cell, uint seed) { return gorge_pcg3d_lattice2(uint2(cell), seed); }
+
+// prime_mix: the coordinates times two odd constants, xored with the finalised seed, then a
+// two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit result gives both
+// components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
+static const uint gorge_detail_prime_mix_x = 0x9E3779B1u;
+static const uint gorge_detail_prime_mix_y = 0x85EBCA77u;
+static const uint gorge_detail_prime_mix_round1 = 0x7FEB352Du;
+static const uint gorge_detail_prime_mix_round2 = 0x846CA68Bu;
+static const uint gorge_detail_prime_mix_shift1 = 16u;
+static const uint gorge_detail_prime_mix_shift2 = 15u;
+static const uint gorge_detail_prime_mix_shift3 = 16u;
+static const uint gorge_detail_prime_mix_half_bits = 16u;
+static const uint gorge_detail_prime_mix_half_mask = 0xFFFFu;
+static const float gorge_detail_prime_mix_unit_scale = 1.0 / 32768.0;  // 2^-15
+static const uint gorge_detail_prime_mix_seed_salt = 0x27D4EB2Fu;
+
+uint gorge_detail_prime_mix_finalise(uint h) {
+    h ^= h >> gorge_detail_prime_mix_shift1;
+    h *= gorge_detail_prime_mix_round1;
+    h ^= h >> gorge_detail_prime_mix_shift2;
+    h *= gorge_detail_prime_mix_round2;
+    h ^= h >> gorge_detail_prime_mix_shift3;
+    return h;
+}
+
+uint gorge_prime_mix(uint2 cell, uint seed) {
+    uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ (cell.y * gorge_detail_prime_mix_y) ^ seed_mask);
+}
+
+// prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
+// the high 16 bits, y from the low 16).
+float2 gorge_prime_mix_lattice2(uint2 cell, uint seed) {
+    uint h = gorge_prime_mix(cell, seed);
+    return float2(float(h >> gorge_detail_prime_mix_half_bits), float(h & gorge_detail_prime_mix_half_mask)) *
+               gorge_detail_prime_mix_unit_scale - 1.0;
+}
+float2 gorge_prime_mix_hash2(int2 cell, uint seed) { return gorge_prime_mix_lattice2(uint2(cell), seed); }
 
 // The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
 //     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)

@@ -29,16 +29,17 @@
 //                                                    seeds honoured), as in C++ and GLSL
 //     gorge_erosion_filter_shadertoy(...)            the published shaders' float hash (seed
 //                                                    ignored)
-//     gorge_erosion_filter_with(hash, ...)           hash = gorge_hash_pcg3d or
-//                                                    gorge_hash_shadertoy, chosen at run time
+//     gorge_erosion_filter_with(hash, ...)           hash = gorge_hash_pcg3d,
+//                                                    gorge_hash_prime_mix (the fast exact hash)
+//                                                    or gorge_hash_shadertoy, chosen at run time
 //                                                    (for a uniform or an `override` constant)
 // The functions that exist so are gorge_gradient_noise, gorge_fbm, gorge_phacelle,
 // gorge_erosion_filter, gorge_demo_pipeline, gorge_demo_pipeline_defaults,
 // gorge_gradient_noise_d2, gorge_value_noise_d2, gorge_value_noise, gorge_simplex_noise_d2,
 // gorge_simplex_noise, gorge_basis_eval, gorge_basis_eval_d2, gorge_fractal_sum, gorge_billow,
-// gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Both hashes are
-// always available by name: gorge_pcg3d_lattice2 and gorge_shadertoy_lattice2 (and the
-// gorge_lattice2(hash, ...) dispatch every noise goes through).
+// gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Every hash is
+// always available by name: gorge_pcg3d_lattice2, gorge_prime_mix_lattice2 and
+// gorge_shadertoy_lattice2 (and the gorge_lattice2(hash, ...) dispatch every noise goes through).
 //
 // Other differences from gorge.glsl, all forced by WGSL:
 //  - no overloading: mix has one helper per type (gorge_detail_mix, _mix2, _mix3), and GLSL's
@@ -220,6 +221,45 @@ fn gorge_pcg3d_lattice2(cell: vec2u, seed: u32) -> vec2f {
 }
 fn gorge_pcg3d_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_pcg3d_lattice2(vec2u(cell), seed); }
 
+// prime_mix: the coordinates times two odd constants, xored with the finalised seed, then a
+// two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit result gives both
+// components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
+const gorge_detail_prime_mix_x: u32 = 0x9E3779B1u;
+const gorge_detail_prime_mix_y: u32 = 0x85EBCA77u;
+const gorge_detail_prime_mix_round1: u32 = 0x7FEB352Du;
+const gorge_detail_prime_mix_round2: u32 = 0x846CA68Bu;
+const gorge_detail_prime_mix_shift1: u32 = 16u;
+const gorge_detail_prime_mix_shift2: u32 = 15u;
+const gorge_detail_prime_mix_shift3: u32 = 16u;
+const gorge_detail_prime_mix_half_bits: u32 = 16u;
+const gorge_detail_prime_mix_half_mask: u32 = 0xFFFFu;
+const gorge_detail_prime_mix_unit_scale: f32 = 1.0 / 32768.0;  // 2^-15
+const gorge_detail_prime_mix_seed_salt: u32 = 0x27D4EB2Fu;
+
+fn gorge_detail_prime_mix_finalise(h_in: u32) -> u32 {
+    var h = h_in;
+    h ^= h >> gorge_detail_prime_mix_shift1;
+    h *= gorge_detail_prime_mix_round1;
+    h ^= h >> gorge_detail_prime_mix_shift2;
+    h *= gorge_detail_prime_mix_round2;
+    h ^= h >> gorge_detail_prime_mix_shift3;
+    return h;
+}
+
+fn gorge_prime_mix(cell: vec2u, seed: u32) -> u32 {
+    let seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ (cell.y * gorge_detail_prime_mix_y) ^ seed_mask);
+}
+
+// prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
+// the high 16 bits, y from the low 16).
+fn gorge_prime_mix_lattice2(cell: vec2u, seed: u32) -> vec2f {
+    let h = gorge_prime_mix(cell, seed);
+    return vec2f(f32(h >> gorge_detail_prime_mix_half_bits), f32(h & gorge_detail_prime_mix_half_mask)) *
+               gorge_detail_prime_mix_unit_scale - 1.0;
+}
+fn gorge_prime_mix_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_prime_mix_lattice2(vec2u(cell), seed); }
+
 // The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
 //     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)
 //     hash = -1 + 2 * fract(16 * k * fract(x.x * x.y * (x.x + x.y)))
@@ -237,10 +277,14 @@ fn gorge_shadertoy_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_shadert
 // The hash policies (see the file's header): every noise below hashes through gorge_lattice2.
 const gorge_hash_pcg3d: u32 = 0u;
 const gorge_hash_shadertoy: u32 = 1u;
+const gorge_hash_prime_mix: u32 = 2u;
 
 fn gorge_lattice2(hash: u32, cell: vec2u, seed: u32) -> vec2f {
     if (hash == gorge_hash_shadertoy) {
         return gorge_shadertoy_lattice2(cell, seed);
+    }
+    if (hash == gorge_hash_prime_mix) {
+        return gorge_prime_mix_lattice2(cell, seed);
     }
     return gorge_pcg3d_lattice2(cell, seed);
 }
