@@ -570,7 +570,7 @@ TEST_CASE("--preview writes a normalised 8-bit PNG of the result, committed with
     }
 }
 
-TEST_CASE("--progress draws the bar of fill and rivers on stderr", "[cli]") {
+TEST_CASE("--progress draws the bar of fill, rivers and biomes on stderr", "[cli]") {
     scratch_dir dir;
     // 300 x 300 = 90000 cells: more than one report interval of the fill.
     write_terrain_png(dir.file("in.png"), 300, 300);
@@ -590,6 +590,11 @@ TEST_CASE("--progress draws the bar of fill and rivers on stderr", "[cli]") {
     CHECK(contains(r.err, "rivers ["));
     CHECK(contains(r.err, "100%"));
     CHECK(run_gorge(dir, "rivers in.png m2.png").err.empty());
+    const run_result b = run_gorge(dir, "biomes in.png b.png --progress");
+    REQUIRE(b.code == 0);
+    CHECK(contains(b.err, "biomes ["));
+    CHECK(contains(b.err, "100%"));
+    CHECK(run_gorge(dir, "biomes in.png b2.png").err.empty());
 }
 
 TEST_CASE("--save-preset stores the output mapping; the preset alone reproduces the files byte for byte", "[cli]") {

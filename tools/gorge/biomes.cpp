@@ -17,12 +17,19 @@ namespace gorge_cli {
 
 namespace {
 
+/// Shares of the progress bar per stage: the CPU time of each for a 4096 x 4096 16-bit PNG
+/// (reading 0.48 s, classifying 0.85 s, writing the RGBA PNG 1.78 s). No stage reports within.
+constexpr double read_stage_weight = 15.0;
+constexpr double classify_stage_weight = 27.0;
+constexpr double write_stage_weight = 58.0;
+
 struct biomes_command {
     std::string input, output, moisture_file;
     float moisture = 0.5f;
     float height_scale = 0.0f, height_offset = 0.0f;
     float cell_size = 0.0f;
     gorge::biome_params<float> params{};
+    bool progress = false;
     std::unique_ptr<parameters> options;
 };
 
@@ -41,6 +48,9 @@ int run_biomes(biomes_command& c) {
         throw usage_error("biome parameters (--sea-level .. --alpine-moisture): invalid " + bad.to_string());
     if (!(std::isfinite(c.moisture) && c.moisture >= 0.0f))
         throw usage_error("--moisture-value: must be finite and >= 0");
+    progress bar(progress_wanted(c.progress), "biomes");
+    staged_progress stages(bar, {read_stage_weight, classify_stage_weight, write_stage_weight});
+    stages.begin(0);
     const gorge::grid<float> elevation = read_unit(c.input, c.height_scale, c.height_offset);
     gorge::grid<float> moisture;
     if (!c.moisture_file.empty()) {
@@ -53,12 +63,14 @@ int run_biomes(biomes_command& c) {
     const float cell = c.cell_size != 0.0f ? c.cell_size
                        : elevation.width() > 1 ? 1.0f / static_cast<float>(elevation.width() - 1)
                                                : 1.0f;
+    stages.begin(1);
     gorge::grid<gorge::biome> biomes;
     try {
         biomes = gorge::biome_map(elevation, moisture, cell, c.params);
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("--cell-size, --moisture: ") + e.what());
     }
+    stages.begin(2);
     output_set outputs;
     try {
         gorge::io::write_biome_png(outputs.stage(c.output), biomes.view());
@@ -68,6 +80,7 @@ int run_biomes(biomes_command& c) {
     if (!c.options->save_path().empty())
         write_json(outputs.stage(c.options->save_path()), c.options->save_path(), c.options->to_json());
     outputs.commit();
+    bar.finish();
     std::size_t counts[gorge::biome_count] = {};
     for (const gorge::biome b : biomes) ++counts[static_cast<std::size_t>(b)];
     std::printf("%s: biomes", c.output.c_str());
@@ -84,6 +97,7 @@ runner add_biomes(CLI::App& app) {
     app.add_option("IN", c->input, "Heightmap (elevation; integer files read as 0..1)")->required();
     app.add_option("OUT", c->output, "Biome map, RGBA PNG in the library's biome palette")->required();
     app.add_option("--moisture", c->moisture_file, "Moisture map of the same size (integer files read as 0..1)");
+    app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
     c->options = std::make_unique<parameters>(app);
     parameters& p = *c->options;
     p.add_value("moisture-value", c->moisture, "Moisture everywhere when no --moisture file is given (>= 0)");
