@@ -604,7 +604,7 @@ private:
     /// The implicit stream power solve; returns the height (× cells) it removed, all of which the
     /// receivers carry to base level within the step.
     double stream_power() {
-        const bool linear = params_.slope_exponent == T(1);
+        const bool linear = params_.slope_exponent == T(1), quadratic = params_.slope_exponent == T(2);
         const T nexp = params_.slope_exponent;
         T* h = h_.data();
         const evo_index_t* rcv = rcv_.data();
@@ -621,7 +621,9 @@ private:
             const T x0 = h[c] - w;
             if (!(x0 > T(0))) continue;
             const T f = coef_[code[c]] * count_power(count[c]);
-            const T x = linear ? detail::evo_spl_linear(x0, f) : detail::evo_spl_newton(x0, f, nexp);
+            const T x = linear      ? detail::evo_spl_linear(x0, f)
+                        : quadratic ? detail::evo_spl_quadratic(x0, f)
+                                    : detail::evo_spl_newton(x0, f, nexp);
             const T next = w + x;
             if (next < h[c]) {
                 removed += double(h[c]) - double(next);

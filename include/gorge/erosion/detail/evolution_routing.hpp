@@ -253,6 +253,8 @@ struct evo_depressions {
         evo_index a, b;
     };
     std::vector<entry> heap;
+    std::vector<std::pair<evo_index, evo_index>> groups;
+    std::vector<evo_link<T>> found;
 
     evo_index find(evo_index b) {
         while (uf[b] != b) {
@@ -427,13 +429,25 @@ evo_index evo_label_of(const evo_index* rcv, evo_depressions<T>& dep, evo_index 
     return l;
 }
 
+/// Advances the stamp epoch of the local search (labels and flood marks), clearing the stamps
+/// when the counter wraps.
+template <class T>
+void evo_next_epoch(evo_depressions<T>& dep) {
+    if (++dep.epoch == 0) {
+        std::fill(dep.stamp.begin(), dep.stamp.end(), 0u);
+        std::fill(dep.seen.begin(), dep.seen.end(), 0u);
+        dep.epoch = 1;
+    }
+}
+
 /// The same tree as evo_basin_tree_global, found by a local search that touches only the lakes
-/// and their rims: from each sink a flood in height order over the cells of its basin, whose
-/// queue also holds the links to other basins met on the way (keyed by their level); the first
-/// link taken is the basin's lowest pass, i.e. its edge of the minimum spanning tree by
-/// Borůvka's rule. When these edges reach base level from every basin they are the whole tree
-/// (one edge per sink basin, all of the tree's): returns true. When two basins spill into each
-/// other (they form one lake together), returns false and the caller takes the global route.
+/// and their rims: Borůvka's algorithm on the basin graph. In each round every group of basins
+/// not yet joined to base level floods, in height order, the cells of its basins from their
+/// sinks; the queue also holds the links to other groups met on the way, keyed by their level,
+/// and the first link taken is the group's lowest pass: an edge of the minimum spanning tree.
+/// The groups joined by these edges flood again in the next round, until every basin is joined
+/// to base level. Each round at least halves the groups. Returns false (the caller then takes
+/// the global route) only when some basin has no way out, which the topology check rules out.
 template <class T>
 bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index* rcv, evo_depressions<T>& dep) {
     using entry = typename evo_depressions<T>::entry;
@@ -444,20 +458,13 @@ bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index*
         dep.label.assign(n, 0);
         dep.epoch = 0;
     }
-    if (++dep.epoch == 0) {  // wrapped: forget every stamp
-        std::fill(dep.stamp.begin(), dep.stamp.end(), 0u);
-        std::fill(dep.seen.begin(), dep.seen.end(), 0u);
-        dep.epoch = 1;
-    }
+    evo_next_epoch(dep);
     for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
         dep.stamp[dep.sinks[k]] = dep.epoch;
         dep.label[dep.sinks[k]] = static_cast<evo_index>(k + 1);
     }
-    dep.parent.assign(basins, evo_none);
-    dep.pass_in.assign(basins, evo_none);
-    dep.pass_out.assign(basins, evo_none);
-    dep.pass_level.assign(basins, T(0));
-    // Cells before links at equal keys; then (level, low, a, b) as the global order.
+    // Cells before links at equal keys; links by (level, low, lower cell, higher cell), the
+    // global order, so that both sides of a pass rank it alike.
     const auto later = [](const entry& p, const entry& q) {
         if (p.key != q.key) return p.key > q.key;
         const bool pl = p.b != evo_none, ql = q.b != evo_none;
@@ -466,55 +473,83 @@ bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index*
         if (p.a != q.a) return p.a > q.a;
         return p.b > q.b;
     };
-    for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
-        const evo_index basin = static_cast<evo_index>(k + 1);
-        dep.heap.clear();
-        dep.heap.push_back({h[dep.sinks[k]], h[dep.sinks[k]], dep.sinks[k], evo_none});
-        dep.seen[dep.sinks[k]] = dep.epoch;
-        while (!dep.heap.empty()) {
-            std::pop_heap(dep.heap.begin(), dep.heap.end(), later);
-            const entry e = dep.heap.back();
-            dep.heap.pop_back();
-            if (e.b != evo_none) {
-                dep.pass_level[basin] = e.key;
-                dep.pass_in[basin] = e.a;
-                dep.pass_out[basin] = e.b;
-                dep.parent[basin] = evo_label_of(rcv, dep, e.b);
-                break;
-            }
-            const evo_index c = e.a;
-            const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
-            const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
-            const bool inner = topo.interior(x, y);
-            for (int d = 0; d < d8_neighbours; ++d) {
-                const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
-                if (j < 0) continue;
-                const auto uj = static_cast<evo_index>(j);
-                if (topo.kind[uj] == evo_void) continue;
-                if (evo_label_of(rcv, dep, uj) == basin) {
-                    if (dep.seen[uj] == dep.epoch) continue;  // (seen marks only this basin's cells)
-                    dep.seen[uj] = dep.epoch;
-                    dep.heap.push_back({h[uj], h[uj], uj, evo_none});
-                } else {
-                    dep.heap.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), c, uj});
-                }
-                std::push_heap(dep.heap.begin(), dep.heap.end(), later);
-            }
-        }
-        if (dep.parent[basin] == evo_none) return false;  // no way out: cannot happen on a checked map
-    }
-    // The links must form a tree (no two basins spilling into each other); then orient it.
     dep.uf.resize(basins);
     for (std::size_t b = 0; b < basins; ++b) dep.uf[b] = static_cast<evo_index>(b);
     dep.links.clear();
     dep.path.clear();
-    for (std::size_t b = 1; b < basins; ++b) {
-        const evo_index ra = dep.find(static_cast<evo_index>(b)), rb = dep.find(dep.parent[b]);
-        if (ra == rb) return false;
-        dep.uf[ra] = rb;
-        const T other = h[dep.pass_out[b]], own = h[dep.pass_in[b]];
-        dep.links.push_back({dep.pass_level[b], std::min(own, other), dep.pass_in[b], dep.pass_out[b]});
-        dep.path.push_back(static_cast<evo_index>(b - 1));
+    std::vector<std::pair<evo_index, evo_index>>& groups = dep.groups;  // (group root, sink)
+    std::vector<evo_link<T>>& found = dep.found;                          // this round's passes
+    for (;;) {
+        groups.clear();
+        const evo_index sea = dep.find(0);
+        for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+            const evo_index r = dep.find(static_cast<evo_index>(k + 1));
+            if (r != sea) groups.push_back({r, dep.sinks[k]});
+        }
+        if (groups.empty()) break;
+        std::sort(groups.begin(), groups.end());
+        found.clear();
+        evo_next_epoch(dep);  // fresh flood marks (labels are re-stamped below as needed)
+        for (std::size_t k = 0; k < dep.sinks.size(); ++k) {
+            dep.stamp[dep.sinks[k]] = dep.epoch;
+            dep.label[dep.sinks[k]] = static_cast<evo_index>(k + 1);
+        }
+        for (std::size_t g0 = 0; g0 < groups.size();) {
+            const evo_index group = groups[g0].first;
+            std::size_t g1 = g0;
+            dep.heap.clear();
+            for (; g1 < groups.size() && groups[g1].first == group; ++g1) {
+                const evo_index s = groups[g1].second;
+                dep.seen[s] = dep.epoch;
+                dep.heap.push_back({h[s], h[s], s, evo_none});
+            }
+            std::make_heap(dep.heap.begin(), dep.heap.end(), later);
+            g0 = g1;
+            bool out = false;
+            while (!dep.heap.empty()) {
+                std::pop_heap(dep.heap.begin(), dep.heap.end(), later);
+                const entry e = dep.heap.back();
+                dep.heap.pop_back();
+                if (e.b != evo_none) {
+                    found.push_back({e.key, e.low, e.a, e.b});
+                    out = true;
+                    break;
+                }
+                const evo_index c = e.a;
+                const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
+                const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
+                const bool inner = topo.interior(x, y);
+                for (int d = 0; d < d8_neighbours; ++d) {
+                    const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
+                    if (j < 0) continue;
+                    const auto uj = static_cast<evo_index>(j);
+                    if (topo.kind[uj] == evo_void) continue;
+                    if (dep.find(evo_label_of(rcv, dep, uj)) == group) {
+                        if (dep.seen[uj] == dep.epoch) continue;  // (marks only this group's cells)
+                        dep.seen[uj] = dep.epoch;
+                        dep.heap.push_back({h[uj], h[uj], uj, evo_none});
+                    } else {
+                        dep.heap.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), std::min(c, uj),
+                                            std::max(c, uj)});
+                    }
+                    std::push_heap(dep.heap.begin(), dep.heap.end(), later);
+                }
+            }
+            if (!out) return false;  // no way out: cannot happen on a checked map
+        }
+        // Join the groups along their passes (two groups that chose the same pass join once).
+        for (const evo_link<T>& link : found) {
+            const evo_index ra = dep.find(dep.label[link.a]), rb = dep.find(dep.label[link.b]);
+            if (ra == rb) continue;
+            dep.uf[ra] = rb;
+            dep.path.push_back(static_cast<evo_index>(dep.links.size()));
+            dep.links.push_back(link);
+        }
+    }
+    // The labels of every link's cells are current (this epoch) for the orientation.
+    for (const evo_link<T>& link : dep.links) {
+        evo_label_of(rcv, dep, link.a);
+        evo_label_of(rcv, dep, link.b);
     }
     evo_orient_tree(dep, basins);
     // Lake cells: the cells of each basin below its level, a flood from the sink (every cell of

@@ -24,6 +24,14 @@ inline T evo_spl_linear(T x0, T f) {
     return x0 / (T(1) + f);
 }
 
+/// Same for n = 2: the positive root of f·x² + x - x0 = 0, 2·x0 / (1 + √(1 + 4·f·x0)) (the
+/// form without cancellation).
+template <class T>
+inline T evo_spl_quadratic(T x0, T f) {
+    if (!(f < std::numeric_limits<T>::infinity())) return T(0);
+    return T(2) * x0 / (T(1) + std::sqrt(T(1) + T(4) * f * x0));
+}
+
 /// Same for any n > 0: the root x in [0, x0] of g(x) = x - x0 + f·x^n, f = dt·K·A^m / distance^n,
 /// by Newton's method kept inside a bracket (a step leaving it bisects instead). g is increasing
 /// with g(0) = -x0 < 0 <= g(x0), so the root exists, is unique, and the result never leaves
