@@ -13,7 +13,7 @@
 // have every GLSL function, and each of its extra functions must be named after one of them plus a
 // suffix (`gorge_demo_pipeline_defaults` standing in for an overload of `gorge_demo_pipeline`,
 // `gorge_fbm_shadertoy` for gorge_fbm with the other hash); its constants and structs must agree
-// exactly, apart from the names of its run-time hash choice (wgsl_only_functions and _constants).
+// exactly, apart from the names of its run-time hash choice (gorge_lattice2, gorge_hash_<hash>).
 //
 // Against the C++: the members of gorge's C++ structs (read from the headers with a small parser)
 // must be the members of the port struct of the same name with the `gorge_` prefix, in the same
@@ -68,9 +68,10 @@ const std::set<std::string> port_only_structs = {
 using member_list = std::vector<std::string>;
 
 // WGSL's hash policy is chosen by name at run time (its file's header): a dispatch function and one
-// constant per hash, which the preprocessor-driven GLSL and HLSL files do not need.
+// constant per hash, gorge_hash_<hash>, which the preprocessor-driven GLSL and HLSL files do not
+// need. Each such constant must name a hash the other ports have (gorge_<hash>_lattice2).
 const std::set<std::string> wgsl_only_functions = {"gorge_lattice2"};
-const std::set<std::string> wgsl_only_constants = {"gorge_hash_pcg3d", "gorge_hash_shadertoy", "gorge_hash_prime_mix"};
+const std::string wgsl_hash_constant_prefix = "gorge_hash_";
 
 struct port {
     port(std::string port_name, std::string file) : name(std::move(port_name)), path(std::move(file)) {}
@@ -362,8 +363,15 @@ int main(int argc, char** argv) {
             if (!variant) fail("function " + f + " is in WGSL but neither in GLSL nor a variant of a GLSL function");
         }
         std::set<std::string> wgsl_constants;
-        for (const std::string& c : wgsl.constants)
-            if (!wgsl_only_constants.count(c)) wgsl_constants.insert(c);
+        for (const std::string& c : wgsl.constants) {
+            if (c.rfind(wgsl_hash_constant_prefix, 0) != 0) {
+                wgsl_constants.insert(c);
+                continue;
+            }
+            const std::string lattice = "gorge_" + c.substr(wgsl_hash_constant_prefix.size()) + "_lattice2";
+            if (!glsl.functions.count(lattice))
+                fail("WGSL hash constant " + c + " names no hash of the GLSL port (no " + lattice + ")");
+        }
         compare_sets("constant", glsl, glsl.constants, wgsl, wgsl_constants);
         compare_structs(glsl, wgsl);
     }
