@@ -19,100 +19,19 @@
 #include "gorge/drainage/d8.hpp"
 #include "gorge/drainage/depression_fill.hpp"
 #include "gorge/grid/no_data.hpp"
+#include "mpi_internal.hpp"
 
 namespace gorge {
 namespace mpi {
 namespace {
+
+using namespace internal;
 
 using label_t = std::uint32_t;
 /// Label of every outlet of the whole map (map edge, next to no-data): water leaves there.
 constexpr label_t outside_label = 0;
 /// Label of cells with no data (and of the working copy's border ring).
 constexpr label_t no_label = std::numeric_limits<label_t>::max();
-
-// ---------------------------------------------------------------------------------------------
-// Thin helpers over MPI's C API.
-
-void check_mpi(int code, const char* what) {
-    if (code == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(code, text, &length);
-    throw std::runtime_error(std::string("gorge::mpi: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-}
-
-int as_count(std::size_t n, const char* what) {
-    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-        throw std::runtime_error(std::string("gorge::mpi: ") + what + " exceeds 2^31 - 1 bytes (use smaller tiles or more ranks)");
-    return static_cast<int>(n);
-}
-
-/// The first failure seen by this rank, if any, with the tile it concerned.
-struct failure {
-    bool failed = false;
-    int tile = -1;
-    std::string message;
-    void record(int t, const std::string& what) {
-        if (failed) return;
-        failed = true;
-        tile = t;
-        message = what;
-    }
-};
-
-/// Collective: when any rank has failed, every rank throws job_error carrying the message of the
-/// lowest failing rank.
-void agree(MPI_Comm comm, const failure& mine, const tile_layout& layout) {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int candidate = mine.failed ? rank : size, first = size;
-    check_mpi(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-    if (first == size) return;
-    int header[2] = {mine.tile, 0};
-    std::string text;
-    if (rank == first) {
-        text = "gorge::mpi: rank " + std::to_string(rank);
-        if (mine.tile >= 0) {
-            const tile_rect r = layout.tile(mine.tile);
-            text += ", tile " + std::to_string(mine.tile) + " (" + std::to_string(r.tx) + ", " + std::to_string(r.ty) + ")";
-        }
-        text += ": " + mine.message;
-        header[1] = static_cast<int>(std::min<std::size_t>(text.size(), 4096));
-        text.resize(static_cast<std::size_t>(header[1]));
-    }
-    check_mpi(MPI_Bcast(header, 2, MPI_INT, first, comm), "MPI_Bcast");
-    text.resize(static_cast<std::size_t>(header[1]));
-    check_mpi(MPI_Bcast(&text[0], header[1], MPI_CHAR, first, comm), "MPI_Bcast");
-    throw job_error(text, first, header[0]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Perimeters: the cells of a tile on its outer ring, numbered in raster order.
-
-std::size_t perimeter_count(std::ptrdiff_t w, std::ptrdiff_t h) {
-    if (h == 1) return static_cast<std::size_t>(w);
-    const std::ptrdiff_t side = w == 1 ? 1 : 2;
-    return static_cast<std::size_t>(2 * w + (h - 2) * side);
-}
-/// Perimeter number of tile cell (x, y), which must lie on the tile's outer ring.
-std::size_t perimeter_index(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t w, std::ptrdiff_t h) {
-    const std::ptrdiff_t side = w == 1 ? 1 : 2;
-    if (y == 0) return static_cast<std::size_t>(x);
-    if (y == h - 1) return static_cast<std::size_t>(w + (h - 2) * side + x);
-    return static_cast<std::size_t>(w + (y - 1) * side + (x == 0 ? 0 : 1));
-}
-template <class F>
-void for_each_perimeter_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
-    for (std::ptrdiff_t y = 0; y < h; ++y) {
-        if (y == 0 || y == h - 1) {
-            for (std::ptrdiff_t x = 0; x < w; ++x) f(x, y);
-        } else {
-            f(0, y);
-            if (w > 1) f(w - 1, y);
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Tile-local Priority-Flood with watershed labels.
@@ -233,32 +152,6 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
         });
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Byte buffers for the gather and scatter.
-
-struct writer {
-    std::vector<unsigned char> bytes;
-    template <class V>
-    void put(const V& v) {
-        static_assert(std::is_trivially_copyable<V>::value, "plain values only");
-        const std::size_t at = bytes.size();
-        bytes.resize(at + sizeof v);
-        std::memcpy(bytes.data() + at, &v, sizeof v);
-    }
-};
-struct reader {
-    const unsigned char* p;
-    const unsigned char* end;
-    template <class V>
-    V get() {
-        V v;
-        if (static_cast<std::size_t>(end - p) < sizeof v) throw std::runtime_error("gorge::mpi: malformed perimeter message");
-        std::memcpy(&v, p, sizeof v);
-        p += sizeof v;
-        return v;
-    }
-};
 
 /// Per tile, on the root: its perimeter (filled heights = original heights, labels).
 template <class T>
@@ -485,7 +378,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     check_mpi(MPI_Gatherv(out.bytes.data(), send_count, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
                           root, comm),
               "MPI_Gatherv");
-    stats.bytes_sent += static_cast<std::uint64_t>(send_count);
+    if (rank != root) stats.bytes_sent += static_cast<std::uint64_t>(send_count);
     out.bytes.clear();
     out.bytes.shrink_to_fit();
 
