@@ -897,6 +897,42 @@ TEST_CASE("droplet: writes stay within the tile margin of the start cell") {
     }
 }
 
+TEST_CASE("droplet: both block layouts stay within the reach the tile margin assumes") {
+    // droplet_tile_margin (and the test above) assume that the interior brush path writes at
+    // most r + 2 cells left and r + 5 cells right of the brush centre (r = span). Check both
+    // block layouts, whichever the compiler picks: aligned 16-byte blocks (a row starts up to
+    // lanes - 1 cells before its block-aligned address) and unaligned 32-byte blocks (a row's
+    // spare cells split around it), for every accepted span and both value types.
+    using gorge::detail::droplet_block_lead;
+    using gorge::detail::droplet_block_row;
+    for (int span = 1; span <= gorge::droplet_max_brush_cells; ++span) {
+        INFO("span " << span);
+        const int cells = 2 * span - 1;
+        for (const std::size_t lanes : {std::size_t(2), std::size_t(4), std::size_t(8)}) {
+            INFO("lanes " << lanes);
+            // Aligned: whole blocks from the aligned address at or before the first cell.
+            const int aligned_row = droplet_block_row(span, lanes, true);
+            CHECK(aligned_row % int(lanes) == 0);
+            CHECK(droplet_block_lead(span, lanes, true) == 0);
+            CHECK(aligned_row >= cells + int(lanes) - 1);  // covers the row at any alignment
+            if (lanes <= 4) {
+                CHECK(int(lanes) - 1 <= gorge::detail::droplet_block_slack);  // left: lanes - 1 cells
+                CHECK(aligned_row - span <= span + 5);            // right: the block row's end
+            }
+            // Unaligned: one run of whole blocks starting `lead` cells before the first cell.
+            const int row = droplet_block_row(span, lanes, false);
+            const int lead = droplet_block_lead(span, lanes, false);
+            CHECK(row % int(lanes) == 0);
+            CHECK(row >= cells);
+            CHECK(row < cells + int(lanes));
+            CHECK(lead >= 0);
+            CHECK(lead <= gorge::detail::droplet_block_slack);
+            CHECK((span - 1) + lead <= span + 2);                 // left reach
+            CHECK(row - lead - (span - 1) - 1 <= span + 5);       // right reach
+        }
+    }
+}
+
 TEST_CASE("droplet: progress reports and cancellation") {
     SECTION("serial: fractions rise to 1") {
         grid<float> g = hills<float>(48, 48);

@@ -46,14 +46,17 @@
 //     at or above its lowest height.
 //   - One shared brush table for the whole map: the (index offset, cell offset, weight) of each
 //     cell closer than r to the node, plus, for the interior, the same weights laid out as rows
-//     of 16-byte blocks (one copy per alignment of a row within a block, see brush_blocks). At
+//     of 16-byte blocks (one copy per alignment of a row within a block) or, where AVX is
+//     enabled, of 32-byte blocks loaded from wherever the row starts (one copy; a row of up to
+//     8 float cells is one block), see brush_blocks; every cell gets the same arithmetic. At
 //     the map border the brush is clipped to the map and renormalised, so the picked-up material
 //     always equals what the terrain loses. What a step takes from each node is rounded down to
 //     a multiple of its amount / 2^24 (float; 2^52 double) and summed as integers, so the total
 //     does not depend on the map's alignment in memory. No per-cell tables.
 //
 // Memory: besides the caller's heightmap, a run allocates the brush tables (1.2 KiB for the
-// default radius of 3 cells, 9.2 KiB at 8 cells, 142 KiB at the maximum of 32 cells, float) and, in the
+// default radius of 3 cells, 9.2 KiB at 8 cells, 142 KiB at the maximum of 32 cells, float, with
+// 16-byte blocks; less with AVX's single copy) and, in the
 // tiled schedule, 108 bytes per tile (a tile has at least (2·margin)² cells) plus the worker
 // threads. droplet_workspace_bytes() returns the figure (the tests check it against what a run
 // really holds at its peak); for maps of 128 × 128 cells or more with brush radius <= 8 cells it stays

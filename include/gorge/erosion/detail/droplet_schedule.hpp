@@ -126,8 +126,9 @@ droplet_stats run_droplets_serial(const droplet_kernel<T>& kernel, std::uint64_t
 /// of s cells, ceil(L·s) + 1) and a brush of span r (droplet_brush_span). Positions stay in the
 /// position box [x0 - travel, x1 + travel), so the corners of their cells and the nodes nearest
 /// to them (the brush centres) lie in [x0 - travel, x1 + travel]. From a node, writes reach left by the brush (r - 1) plus up to
-/// droplet_block_slack cells of its first aligned block, i.e. r + 2, and right by the last
-/// block, at most block_row - r <= r + 5 cells (the deposit corner is +1). Writes therefore stay
+/// droplet_block_slack cells of its first block, i.e. r + 2, and right by the last block, at
+/// most r + 5 cells (aligned blocks: block_row - r; unaligned: r - 1 + 4; the deposit corner is
+/// +1; the test "both block layouts stay within..." checks both layouts). Writes therefore stay
 /// in [x0 - travel - r - 2, x1 + travel + r + 5]; the margin travel + r + 7 covers both sides with
 /// a cell to spare, and tiles of one colour are at least 2·margin apart.
 inline std::ptrdiff_t droplet_tile_margin(std::ptrdiff_t travel, int brush_span) {

@@ -68,8 +68,9 @@ struct droplet_state {
     T px, py, dx, dy, speed, water, sediment;
     int step;
     droplet_result<T> out;
-    // Between move() and settle(): the step's new position, height change and the cell left.
-    T nx, ny, dh, capacity, fx, fy;
+    // Between move() and settle(): the step's height change, capacity and the cell left (move()
+    // already sets px, py to the new position).
+    T dh, capacity, fx, fy;
     T floor;  ///< height at (nx, ny): the lowest an erosion step may leave a node
     std::ptrdiff_t cx, cy;
     // Cell the next move() starts from and the position's fractions in it, kept from the
@@ -101,12 +102,14 @@ struct droplet_kernel {
     std::ptrdiff_t reach;
 #if GORGE_DROPLET_BLOCKS
     const T* blocks;
-    int block_rows, block_row;
+    int block_rows, block_row, block_lead;
     std::ptrdiff_t block_x0, block_x1, block_y0, block_y1;
     bool rows_share_alignment;
 #endif
     droplet_box<T> whole, bounds;
     droplet_edge edge;
+    /// prefetch_ahead's byte offsets from a cell (modulo 2^N: negative offsets wrap).
+    std::uintptr_t ahead[4];
 
     droplet_state<T> spawn(glm::vec<2, T> start) const {
         droplet_state<T> d{};
@@ -129,19 +132,23 @@ struct droplet_kernel {
         return (reinterpret_cast<std::uintptr_t>(cell) / sizeof(T)) % lanes;
     }
 
-    /// Interior part of the brush: every brush row as whole 16-byte blocks at 16-byte-aligned
-    /// addresses, with the weight copy for the row's alignment, each block passed to
-    /// op(cells, weights) (zero weights must leave their cells unchanged). Fixed alignment
-    /// matters: the next step's blocks either coincide with this step's or miss them, so their
-    /// loads are forwarded from these stores instead of stalling on partly overlapping ones.
-    /// R > 0 fixes the brush span at compile time (fully unrolled); R == 0 reads it.
+    /// Interior part of the brush: every brush row as whole blocks, each block passed to
+    /// op(cells, weights) (zero weights must leave their cells unchanged). Aligned blocks
+    /// (16 bytes) sit at block-aligned addresses, with the weight copy for the row's alignment:
+    /// the next step's blocks either coincide with this step's or miss them, so their loads are
+    /// forwarded from these stores instead of stalling on partly overlapping ones. Unaligned
+    /// blocks (32 bytes, AVX) start block_lead cells before each brush row: a brush row of up
+    /// to 8 float cells is one block instead of two or three. Every cell gets the same
+    /// operation either way. R > 0 fixes the brush span at compile time (fully unrolled);
+    /// R == 0 reads it.
     template <int R, class Op>
     GORGE_FORCEINLINE void brush_blocks(T* centre, Op&& op) const {
         using block = typename droplet_block<T>::type;
         const int reach_cells = R > 0 ? R - 1 : static_cast<int>(reach);
         const int rows = R > 0 ? 2 * R - 1 : block_rows;
         const int width_cells = R > 0 ? droplet_block_row(R, lanes) : block_row;
-        T* const first = centre - reach_cells * stride - reach_cells;
+        const int lead = R > 0 ? droplet_block_lead(R, lanes) : block_lead;
+        T* const first = centre - reach_cells * stride - reach_cells - lead;
         const auto row_blocks = [&](T* aligned, const T* weights) GORGE_DROPLET_LAMBDA_INLINE {
             for (int j = 0; j < width_cells; j += static_cast<int>(lanes)) {
                 block cells, w;
@@ -154,7 +161,12 @@ struct droplet_kernel {
         const auto table_for = [&](std::size_t shift) GORGE_DROPLET_LAMBDA_INLINE {
             return blocks + shift * static_cast<std::size_t>(rows) * static_cast<std::size_t>(width_cells);
         };
-        if (rows_share_alignment) {
+        if (!droplet_blocks_aligned) {
+            T* row_first = first;
+            const T* weights = blocks;
+            for (int row = 0; row < rows; ++row, row_first += stride, weights += width_cells)
+                row_blocks(row_first, weights);
+        } else if (rows_share_alignment) {
             const std::size_t shift = shift_of(first);
             T* aligned = first - shift;
             const T* weights = table_for(shift);
@@ -258,6 +270,14 @@ struct droplet_kernel {
             if (!clip || on_map(cx, cy, brush[e])) centre[brush[e].offset] += scale * brush[e].weight;
     }
 
+    /// spread() around the node nearest to the in-map position (px, py). Kept out of line: the
+    /// droplet state then never has its address taken and stays in registers.
+    __attribute__((noinline)) void spread_at(T px, T py, T amount) const {
+        const auto cx = static_cast<std::ptrdiff_t>(px), cy = static_cast<std::ptrdiff_t>(py);
+        const std::ptrdiff_t nx = nearest_node(cx, px - T(cx)), ny = nearest_node(cy, py - T(cy));
+        spread(data + ny * stride + nx, nx, ny, amount);
+    }
+
     /// Adds amount bilinearly to the four corners of the cell at `cell` with fractions (fx, fy).
     static GORGE_FORCEINLINE void deposit_bilinear(T* cell, std::ptrdiff_t row_stride, T fx, T fy, T amount) {
         const T lower = amount * fy, upper = amount - lower;  // shares of rows y+1 and y
@@ -274,11 +294,9 @@ struct droplet_kernel {
 
     /// Ends droplet d: the sediment it still carries is spread through the brush around the
     /// node nearest its (in-map) position, and its amounts are converted to world volumes.
-    void finish(droplet_state<T>& d, droplet_end why) const {
+    GORGE_FORCEINLINE void finish(droplet_state<T>& d, droplet_end why) const {
         if (d.sediment != T(0)) {
-            const auto cx = static_cast<std::ptrdiff_t>(d.px), cy = static_cast<std::ptrdiff_t>(d.py);
-            const std::ptrdiff_t nx = nearest_node(cx, d.px - T(cx)), ny = nearest_node(cy, d.py - T(cy));
-            spread(data + ny * stride + nx, nx, ny, d.sediment);
+            spread_at(d.px, d.py, d.sediment);
             d.out.deposited += double(d.sediment);
             d.sediment = T(0);
         }
@@ -356,8 +374,8 @@ struct droplet_kernel {
         T capacity = -dh * carry;
         capacity = capacity > min_capacity ? capacity : min_capacity;  // NaN (0·inf) -> floor
         capacity = capacity < max_capacity ? capacity : max_capacity;
-        d.nx = nx;
-        d.ny = ny;
+        d.px = nx;  // settle() needs only the cell left (cx, cy, fx, fy), not its position
+        d.py = ny;
         d.dh = dh;
         d.floor = new_height;
         d.capacity = capacity;
@@ -365,7 +383,7 @@ struct droplet_kernel {
         d.fy = fy;
         d.cx = cx;
         d.cy = cy;
-        prefetch_ahead(ncx, ncy);
+        prefetch_ahead(ncell);
         d.start_cx = ncx;  // nx, ny >= 0, so truncation is floor
         d.start_cy = ncy;
         d.start_fx = nfx;
@@ -374,7 +392,7 @@ struct droplet_kernel {
     }
 
     /// Second half of a step after move(): erosion or deposition at the cell left, speed,
-    /// water, the move itself and the lifetime. Returns false once the droplet has ended.
+    /// water and the lifetime. Returns false once the droplet has ended.
     template <int R>
     GORGE_FORCEINLINE bool settle(droplet_state<T>& d) const {
         constexpr int clamp_headroom = 4;
@@ -402,8 +420,6 @@ struct droplet_kernel {
         const T speed = std::sqrt(radicand > T(0) ? radicand : T(0));
         d.speed = speed < max_speed ? speed : max_speed;
         d.water *= keep_water;
-        d.px = d.nx;
-        d.py = d.ny;
         if (++d.step == lifetime) {
             finish(d, droplet_end::lifetime);
             return false;
@@ -414,8 +430,8 @@ struct droplet_kernel {
     // Cache hints. Droplets start at random cells of a map that is usually larger than the
     // core's own caches, and a droplet's next brush rows are new to it whenever it changes
     // row, so without hints most steps wait for a cache miss somewhere on their dependency
-    // chain. Hints read nothing in the C++ sense (no data race, no out-of-map address: they
-    // are clipped to the map) and change no result.
+    // chain. Hints read nothing in the C++ sense (no data race; prefetch_start clips its
+    // addresses to the map, prefetch_ahead computes its as integers) and change no result.
 
     /// Prefetches the first and last cell of every row of the region written around the cell
     /// of a start position (brush rows and block slack). Up to radius 3 a row spans at most 12
@@ -438,23 +454,18 @@ struct droplet_kernel {
 #endif
     }
 
-    /// Prefetches, around the node (cx, cy) the droplet has just reached, the row just above
-    /// its brush and the second row below it (the cell's lower corners lie a row below the
-    /// node): rows that a droplet changing row reaches within a step or two.
-    GORGE_FORCEINLINE void prefetch_ahead(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
+    /// Prefetches, around the cell `cell` the droplet has just reached, the first and last
+    /// cell of the row just above its brush and of the second row below it (the cell's lower
+    /// corners lie a row below the node): rows that a droplet changing row reaches within a
+    /// step or two. The four byte offsets are the kernel's (ahead_offsets); the addresses are
+    /// computed as integers and are not clipped, so near the map's edge they may lie outside
+    /// it, which a prefetch tolerates (it never faults and reads nothing in the C++ sense).
+    GORGE_FORCEINLINE void prefetch_ahead(const T* cell) const {
 #if defined(__GNUC__)
-        const std::ptrdiff_t x0 = std::max<std::ptrdiff_t>(0, cx - reach - droplet_block_slack);
-        const std::ptrdiff_t x1 =
-            std::min<std::ptrdiff_t>(width - 1, cx + reach + 1 + droplet_block_slack);
-        const std::ptrdiff_t y0 = std::max<std::ptrdiff_t>(0, cy - reach - 1);
-        const std::ptrdiff_t y1 = std::min<std::ptrdiff_t>(height - 1, cy + reach + 2);
-        __builtin_prefetch(data + y0 * stride + x0, 1);
-        __builtin_prefetch(data + y0 * stride + x1, 1);
-        __builtin_prefetch(data + y1 * stride + x0, 1);
-        __builtin_prefetch(data + y1 * stride + x1, 1);
+        const auto at = reinterpret_cast<std::uintptr_t>(cell);
+        for (const std::uintptr_t offset : ahead) __builtin_prefetch(reinterpret_cast<const void*>(at + offset), 1);
 #else
-        (void)cx;
-        (void)cy;
+        (void)cell;
 #endif
     }
 
@@ -467,12 +478,21 @@ struct droplet_kernel {
                    bool interleave, Sink& sink) const {
         std::uint64_t k = first;
         if (interleave) {
+            // Starts of the next pair, computed once for the prefetch and the spawn.
+            glm::vec<2, T> next_a{}, next_b{};
+            if (last - k >= 2) {
+                next_a = droplet_start(seed, k, rect);
+                next_b = droplet_start(seed, k + 1, rect);
+            }
             for (; last - k >= 2; k += 2) {
+                const glm::vec<2, T> start_a = next_a, start_b = next_b;
                 if (last - k >= 4) {
-                    prefetch_start(droplet_start(seed, k + 2, rect));
-                    prefetch_start(droplet_start(seed, k + 3, rect));
+                    next_a = droplet_start(seed, k + 2, rect);
+                    next_b = droplet_start(seed, k + 3, rect);
+                    prefetch_start(next_a);
+                    prefetch_start(next_b);
                 }
-                droplet_state<T> a = spawn(droplet_start(seed, k, rect)), b = spawn(droplet_start(seed, k + 1, rect));
+                droplet_state<T> a = spawn(start_a), b = spawn(start_b);
                 bool a_alive = true, b_alive = true;
                 while (a_alive & b_alive) {
                     // Both droplets read the map before either writes it: the branch between
@@ -545,12 +565,20 @@ droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>&
     k.blocks = brush.blocks.data();
     k.block_rows = brush.block_rows;
     k.block_row = brush.block_row;
+    k.block_lead = brush.block_lead;
     k.block_x0 = brush.block_x0;
     k.block_x1 = brush.block_x1;
     k.block_y0 = brush.block_y0;
     k.block_y1 = brush.block_y1;
     k.rows_share_alignment = brush.rows_share_alignment;
 #endif
+    // prefetch_ahead: first and last cell of the row above the brush and of the second row below.
+    const std::ptrdiff_t ahead_x0 = -k.reach - droplet_block_slack, ahead_x1 = k.reach + 1 + droplet_block_slack;
+    const std::ptrdiff_t ahead_y0 = -k.reach - 1, ahead_y1 = k.reach + 2;
+    const std::ptrdiff_t ahead_cells[4] = {ahead_y0 * k.stride + ahead_x0, ahead_y0 * k.stride + ahead_x1,
+                                           ahead_y1 * k.stride + ahead_x0, ahead_y1 * k.stride + ahead_x1};
+    for (int i = 0; i < 4; ++i)
+        k.ahead[i] = static_cast<std::uintptr_t>(ahead_cells[i]) * std::uintptr_t(sizeof(T));
     k.whole = droplet_map_box<T>(map.width(), map.height());
     k.bounds = k.whole;
     k.edge = edge;
