@@ -1,0 +1,107 @@
+// Landscape evolution (gorge/erosion/landscape_evolution.hpp) on square maps of 1024², 2048² and
+// 4096² cells: 100 m cells, uplift 1 mm/yr, K = 2e-5, m = 0.5, n = 1, D = 0.01 m²/yr,
+// dt = 10 kyr, fixed edges, float. The map starts as low fBm (0..50 m, with pits) and is evolved
+// for warm-up steps before timing, so the timed steps see a formed river network (as a long run
+// does); the first warm-up steps route across the fBm's many depressions.
+// Each iteration runs `timed_steps` full steps (uplift, receivers, depression routing where
+// sinks exist, stack, accumulation, implicit stream power, implicit diffusion);
+// items_per_second is cell-steps per second. Counters: seconds per step of each stage.
+//   evolution/side:S/threads:N     N threads (same result for every N)
+//   evolution_n2/side:1024         n = 2 (Newton)
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include <benchmark/benchmark.h>
+
+#include <gorge/gorge.hpp>
+
+namespace {
+
+constexpr int warmup_steps = 30;
+constexpr int timed_steps = 4;
+constexpr float start_relief = 50.0f;  // metres
+
+gorge::evolution_params<float> bench_params(float slope_exponent) {
+    gorge::evolution_params<float> p;
+    p.cell_size = 100.0f;
+    p.time_step = 1e4f;
+    p.erodibility = slope_exponent == 1.0f ? 2e-5f : 2e-3f;
+    p.area_exponent = 0.5f;
+    p.slope_exponent = slope_exponent;
+    p.diffusivity = 0.01f;
+    p.uplift = 1e-3f;
+    return p;
+}
+
+/// A model after the warm-up steps, one per (side, n), made once.
+gorge::landscape_evolver<float>& warm_model(int side, float slope_exponent) {
+    static std::map<std::pair<int, float>, std::unique_ptr<gorge::landscape_evolver<float>>> models;
+    auto& slot = models[{side, slope_exponent}];
+    if (!slot) {
+        gorge::fbm_params<float> params;
+        params.frequency = 8;
+        params.octaves = 8;
+        gorge::grid<float> g(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(side), params).x;
+        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
+        const float low = *lo, range = *hi - *lo;
+        for (float& h : g) h = (h - low) / range * start_relief;
+        slot = std::make_unique<gorge::landscape_evolver<float>>(g.view(), bench_params(slope_exponent));
+        gorge::evolution_options o;
+        o.threads = 0;
+        slot->run(warmup_steps, o);
+    }
+    return *slot;
+}
+
+void run_bench(benchmark::State& state, int side, float slope_exponent, unsigned threads) {
+    gorge::landscape_evolver<float>& model = warm_model(side, slope_exponent);
+    gorge::evolution_options options;
+    options.threads = threads;
+    gorge::evolution_timings total;
+    std::int64_t steps = 0, depression_steps = 0;
+    for (auto _ : state) {
+        const gorge::evolution_stats stats = model.run(timed_steps, options);
+        const gorge::evolution_timings& s = stats.seconds;
+        total.uplift += s.uplift;
+        total.receivers += s.receivers;
+        total.depressions += s.depressions;
+        total.stack += s.stack;
+        total.accumulation += s.accumulation;
+        total.stream_power += s.stream_power;
+        total.diffusion += s.diffusion;
+        steps += stats.steps;
+        depression_steps += stats.depression_steps;
+        benchmark::DoNotOptimize(stats);
+    }
+    state.SetItemsProcessed(steps * std::int64_t(side) * side);
+    const double per = steps > 0 ? 1.0 / double(steps) : 0.0;
+    state.counters["s_uplift"] = total.uplift * per;
+    state.counters["s_receivers"] = total.receivers * per;
+    state.counters["s_depressions"] = total.depressions * per;
+    state.counters["s_stack"] = total.stack * per;
+    state.counters["s_accumulation"] = total.accumulation * per;
+    state.counters["s_stream_power"] = total.stream_power * per;
+    state.counters["s_diffusion"] = total.diffusion * per;
+    state.counters["depression_steps"] = double(depression_steps) * per;
+}
+
+void evolution(benchmark::State& state) {
+    run_bench(state, int(state.range(0)), 1.0f, unsigned(state.range(1)));
+}
+BENCHMARK(evolution)
+    ->ArgNames({"side", "threads"})
+    ->Args({1024, 1})
+    ->Args({1024, 2})
+    ->Args({2048, 1})
+    ->Args({4096, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void evolution_n2(benchmark::State& state) { run_bench(state, int(state.range(0)), 2.0f, 1); }
+BENCHMARK(evolution_n2)->ArgName("side")->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
