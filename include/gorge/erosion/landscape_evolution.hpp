@@ -17,14 +17,20 @@
 // One step of length dt, in this order:
 //   1. uplift: h* = h + U·dt on every free cell (base-level cells keep their height);
 //   2. receivers: steepest descent on h*;
-//   3. depressions: when some free cell has no lower neighbour (a sink), Priority-Flood+ε
-//      (Barnes, Lehman & Mulla, "Priority-flood: An optimal depression-filling and
-//      watershed-labeling algorithm for digital elevation models", Computers & Geosciences 62,
-//      2014) runs from the base-level cells on a copy of h*, and the receivers are recomputed by
-//      steepest descent on that filled copy, on which every free cell has a strictly lower
-//      neighbour: every cell's path ends at base level, across depressions, through the same
-//      spill points as gorge::fill_depressions. The cells the fill raised are lake cells.
-//      Without sinks (the common case in an evolving landscape) no fill runs;
+//   3. depressions: when some free cell has no lower neighbour (a sink), the basin graph of
+//      Cordonnier, Bovy & Braun ("A versatile, linear complexity algorithm for flow routing in
+//      topographies with depressions", Earth Surface Dynamics 7, 2019): each sink's basin (the
+//      cells draining into it), linked to its neighbours at their lowest pass (the higher of two
+//      adjacent cells of different basins), the minimum spanning tree of that graph rooted at base
+//      level, and the receivers "carved": in each basin the receiver path from its outlet cell
+//      down to the sink is reversed and the outlet drains across the pass. Every cell's path then
+//      ends at base level, through the spill points of Priority-Flood (Barnes, Lehman & Mulla,
+//      Computers & Geosciences 62, 2014): a basin's water level is the highest pass on its tree
+//      path to base level, and the cells below it are lake cells — the cells
+//      gorge::fill_depressions raises. The tree is found by Borůvka rounds of local floods
+//      that visit only the lakes and their rims (each group of basins floods from its sinks in
+//      height order until it meets its lowest pass); only where that fails (never on a checked
+//      map) the whole basin graph is built. Without sinks nothing of this runs;
 //   4. the stack: every cell after its receiver (breadth-first from the base level over the
 //      donor lists, O(n)), and A by accumulation in reverse stack order;
 //   5. stream power, implicit (Braun & Willett, "A very efficient O(n), implicit and parallel
@@ -50,10 +56,12 @@
 //     by a term of order (D·dt/cell_size²)²·∂⁴h/∂x²∂y² (zero for a profile along one axis); use
 //     steps with D·dt/cell_size² of order 1 or below where that matters.
 //   - Volume balance of every step, to rounding: uplifted = eroded + diffused_out + change of
-//     Σ h over the free cells (× cell_size²), where eroded is the stream-power material carried
-//     into base-level cells (summed down the receivers) and diffused_out the diffusion flux into
-//     base-level cells (evolution_stats). Nothing is deposited: stream power here is
-//     detachment-limited, the eroded material leaves the map.
+//     Σ h over the free cells (× cell_size²), where eroded is the stream-power material (which
+//     the receivers carry to base level within the step: stream power here is
+//     detachment-limited, nothing is deposited) and diffused_out the diffusion flux into
+//     base-level cells, a·(h_free - h_base) over every free/base pair of every line solve
+//     (evolution_stats). tests/test_evolution.cpp checks it every step against Σ h measured from
+//     outside.
 //   - Deterministic, and bit-identical for any thread count (threads run the uplift, receivers
 //     and diffusion stages, whose results do not depend on the order; sums add up per band of
 //     rows in a fixed order).
@@ -62,14 +70,22 @@
 //     outlets as gorge::fill_depressions.
 //
 // Limits: width × height < 2^32 - 1 cells (indices are 32-bit); at least one base-level cell
-// (an edge that is fixed, or a no-data cell); heights finite with |h| <= evolution_height_limit.
+// (an edge that is fixed, or a no-data cell) reachable from every data cell; heights finite with
+// |h| <= evolution_height_limit. Slope exponents other than 1 and 2 take Newton iterations with
+// std::pow (several times slower per cell). Diffusion splits into rows then columns: first order
+// in time; its steady state carries the splitting term above. A periodic axis takes the slower
+// gathered line solves.
 // The routing is D8, so rivers run along 8 directions and drainage areas carry D8's grid
 // artefacts; the erosion is detachment-limited (no sediment deposition, no transport capacity).
 //
-// Memory: about 4·sizeof(T) + 26 bytes per cell (heights, uplift, fill copy, receivers,
-// directions, counts, donors, stack, sediment), plus one line of scratch per thread.
-// Speed: O(n) per step without depressions; a step with sinks adds the Priority-Flood, O(n) with
-// a radix heap in practice. See benchmarks/bench_evolution.cpp.
+// Memory: about 3·sizeof(T) + 36 bytes per cell (heights, an uplift grid when set, diffusion
+// scratch, receivers, directions, counts, donor lists, stack, basin labels and marks): 48 bytes
+// per cell for float, 800 MB at 4096², plus 12 bytes per cell if the global basin graph is ever
+// built, and one line of scratch per thread.
+// Speed: O(n) per step. On one core of a server CPU, float, 1024², a formed landscape with
+// diffusion (whose steps keep making small pits): about 14 M cell-steps/s, 24 M without
+// diffusion (no pits); depression routing then costs a few percent. Early steps on a rough start
+// with lakes over a quarter of the map run at 6-9 M. See benchmarks/bench_evolution.cpp.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -200,10 +216,10 @@ struct evolution_options {
 struct evolution_timings {
     double uplift = 0;         ///< uplift, and the run's bookkeeping
     double receivers = 0;      ///< steepest-descent receivers
-    double depressions = 0;    ///< Priority-Flood+ε and receivers on the filled copy (steps with sinks)
+    double depressions = 0;    ///< basin tree, carving and lake cells (steps with sinks)
     double stack = 0;          ///< donor lists and stack
     double accumulation = 0;   ///< drainage area
-    double stream_power = 0;   ///< the implicit solve, and the sediment sum to base level
+    double stream_power = 0;   ///< the implicit solve
     double diffusion = 0;      ///< rows and columns
     double total() const {
         return uplift + receivers + depressions + stack + accumulation + stream_power + diffusion;
@@ -216,8 +232,7 @@ struct evolution_stats {
     bool cancelled = false;  ///< the progress callback asked to stop
     /// Volume added by uplift (as applied, i.e. after rounding of h + U·dt).
     double uplifted = 0;
-    /// Volume eroded by stream power, counted where it leaves: carried down the receivers into
-    /// base-level cells.
+    /// Volume eroded by stream power (all of it leaves through base-level cells within the step).
     double eroded = 0;
     /// Volume that diffusion carried into base-level cells.
     double diffused_out = 0;
@@ -459,8 +474,9 @@ private:
         topo_.data_cells = n - topo_.void_cells.size();
     }
 
-    /// Throws when some data cell has no path to a base-level cell (closed edges and no-data
-    /// cells can cut a region off).
+    /// Throws when some data cell has no path to a base-level cell. (Every data region that
+    /// touches a no-data cell or a fixed edge holds base-level cells, so this is a safeguard of
+    /// the routing's precondition rather than a case of its own.)
     void check_connected(const char* who) const {
         const std::size_t n = h_.size();
         std::vector<std::uint8_t> reached(n, 0);
@@ -592,7 +608,7 @@ private:
         detail::evo_accumulate(topo_, stack_, rcv_.data(), count_.data());
         stats.seconds.accumulation += since(t);
 
-        // 6. Stream power, receivers first; sediment summed down to base level.
+        // 6. Stream power, receivers first.
         stats.eroded += stream_power() * cell_area;
         stats.seconds.stream_power += since(t);
 

@@ -1,6 +1,6 @@
 // gorge/erosion/detail/evolution_routing.hpp — flow routing of the landscape evolution model:
 // the map's topology (boundaries, base-level cells), steepest-descent receivers, routing across
-// depressions (Priority-Flood+epsilon on a copy), the stack and the drainage area.
+// depressions (the basin graph of Cordonnier, Bovy & Braun 2019), the stack and the drainage area.
 //
 // Internal to gorge/erosion/landscape_evolution.hpp; see its header comment for the model.
 //
