@@ -79,10 +79,14 @@ if (process.env.GORGE_WGSL_BREAK === '1') {
 }
 const harnessTemplate = readFileSync(harnessPath, 'utf8');
 const gorgeLines = gorgeSource.split('\n').length;
+// The harness calls every hashing function as name$HASH(...): pcg3d and shadertoy through their
+// named variants (gorge_fbm, gorge_fbm_shadertoy), every other hash (prime_mix, which has no named
+// variants) through the run-time choice gorge_fbm_with(gorge_hash_<hash>, ...).
 function shaderFor(hash) {
-  const suffix = hash === 'pcg3d' ? '' : `_${hash}`;
-  return gorgeSource + '\n' +
-    harnessTemplate.replaceAll('$HASH', suffix).replaceAll('$LATTICE', `gorge_${hash}_lattice2`);
+  const call = hash === 'pcg3d' ? '(' : hash === 'shadertoy' ? '_shadertoy(' : `_with(gorge_hash_${hash}, `;
+  const harness = harnessTemplate.replaceAll('$HASH(', call).replaceAll('$LATTICE', `gorge_${hash}_lattice2`);
+  if (harness.includes('$')) throw new Error(`${harnessPath}: a $HASH or $LATTICE left after substitution`);
+  return gorgeSource + '\n' + harness;
 }
 // Maps a line of the combined module back to its file.
 function where(line) {
@@ -285,6 +289,9 @@ try {
 if (ok) {
   const pad = (s, n) => String(s).padEnd(n);
   console.log('\nWebGPU (gorge.wgsl) against the C++ float path ("vs double": the C++ double path) on the same inputs:');
+  if (groups.some((g) => g.name.includes('*'))) {
+    console.log('("*": the inputs of the pcg3d reference rows, run with a hash that has no reference rows)');
+  }
   console.log(`  ${pad('rows', 34)} ${pad('output', 22)} ${'compared'.padStart(9)} ${'worst'.padStart(11)} ${pad('at', 12)} tolerance`);
   for (const g of groups) {
     for (const o of g.outputs) {

@@ -4,16 +4,21 @@
 // The rows are those of the GLSL parity test (tests/glsl/test_glsl_parity.cpp), in the same packed
 // layout (32 words a row, word 0 the kind; 8 floats of output a row), so parity.wgsl reads like
 // parity.comp:
-//  - every row of tests/data/reference (both hash policies);
+//  - every row of tests/data/reference (hash policies pcg3d and shadertoy); prime_mix has no
+//    reference rows, so it runs the inputs of the pcg3d rows (groups marked "*"), compared with the
+//    C++ float path only (the CSV's values belong to pcg3d);
+//  - prime_mix hashes over blocks of 32x32 lattice points around the origin, +-2^30 and the wrap
+//    from 2^31 - 1 to -2^31, for four seeds including 0 and 0xFFFFFFFF (bit-exact);
 //  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
-//    decade) in 8 directions at 3 positions (both hash policies), compared with the C++ float path
+//    decade) in 8 directions at 3 positions (every hash policy), compared with the C++ float path
 //    and with the C++ double path (height_delta within 2e-5, ridge_map within 5e-3);
 //  - the noise fields at 128 low-discrepancy points each (derive_seed, the three bases with
 //    Hessians, the four fractals over the three bases, the island, combinators, profiles,
 //    distances), and the power profile where it saturates;
-//  - a 256x256 tile of the demo pipeline (pcg3d, the default hash).
+//  - a 256x256 tile of the demo pipeline (pcg3d, the default hash) and a 64x64 one (prime_mix).
 // Tolerances (those of the GLSL test):
-//   pcg3d hashes, derive_seed, saturated power profile   bit-exact
+//   pcg3d and prime_mix hashes, derive_seed,
+//   saturated power profile                               bit-exact
 //   shadertoy hashes                                      within 1e-4
 //   heights, gradients, noise, phase, Hessians            within 1e-4 absolute (Hessians: times
 //                                                         max(1, their largest |C++ value|); fractal
@@ -81,6 +86,7 @@ constexpr double steep_height_tolerance = 2e-5;
 constexpr double steep_ridge_tolerance = 5e-3;
 constexpr double near_coordinate = 8.0;  // reference rows beyond this are reported apart ("far")
 constexpr int tile_size = 256;
+constexpr int prime_mix_tile_size = 64;  // the prime_mix tile (same area, coarser: keeps the runtime)
 constexpr int field_points = 128;
 
 std::uint32_t bits_of(float v) {
@@ -105,6 +111,12 @@ struct group {
 
 struct batch {
     std::string hash;
+    /// The hash whose rows of tests/data/reference give this batch its inputs: its own, or pcg3d's
+    /// for prime_mix, which has no reference rows.
+    std::string csv_hash;
+    /// Whether the CSV's values are this hash's reference; false for borrowed rows (then no row of
+    /// the batch carries them, and nothing is compared with them).
+    bool csv_reference = true;
     std::vector<std::uint32_t> words;
     std::vector<std::array<float, out_words>> cpu;
     std::vector<std::array<double, out_words>> reference;
@@ -126,6 +138,14 @@ struct batch {
 };
 
 std::vector<group> groups;
+
+/// Whether a hash policy is exact integer arithmetic, so that its hashes must agree bit for bit.
+bool exact_hash(const std::string& hash) { return hash == "pcg3d" || hash == "prime_mix"; }
+
+/// Name of the group of a batch's rows of a reference file; "*" marks rows borrowed from another hash.
+std::string csv_group_name(const batch& b, const char* file) {
+    return std::string(file) + " " + b.hash + (b.csv_reference ? "" : "*");
+}
 
 std::size_t new_group(std::string name, const char* line_kind, std::vector<output_spec> outputs) {
     groups.push_back({std::move(name), line_kind, std::move(outputs)});
@@ -157,10 +177,10 @@ void put_filter_inputs(std::uint32_t* w, glm::vec2 p, glm::vec3 h, float fade, s
 void fill_reference_rows(batch& b) {
     {
         const csv_table t("hash.csv");
-        const double tol = b.hash == "pcg3d" ? bit_exact : value_tolerance;
-        const std::size_t g = new_group("hash.csv " + b.hash, "line", {{"x", 0, tol}, {"y", 1, tol}});
+        const double tol = exact_hash(b.hash) ? bit_exact : value_tolerance;
+        const std::size_t g = new_group(csv_group_name(b, "hash.csv"), "line", {{"x", 0, tol}, {"y", 1, tol}});
         for (std::size_t r = 0; r < t.size(); ++r) {
-            if (t.text(r, "hash") != b.hash) continue;
+            if (t.text(r, "hash") != b.csv_hash) continue;
             const auto cx = static_cast<std::int32_t>(t.number(r, "cx"));
             const auto cy = static_cast<std::int32_t>(t.number(r, "cy"));
             const auto seed = static_cast<std::uint32_t>(t.number(r, "seed"));
@@ -169,15 +189,18 @@ void fill_reference_rows(batch& b) {
             const glm::vec2 h =
                 gorge_test::with_hash(b.hash, [&](auto hash) { return decltype(hash)::hash2(cx, cy, seed); });
             b.cpu.back()[0] = h.x, b.cpu.back()[1] = h.y;
+            if (!b.csv_reference) continue;
             b.reference.back()[0] = t.number(r, "x"), b.reference.back()[1] = t.number(r, "y");
         }
     }
     {
         const csv_table t("noise.csv");
-        const std::size_t g_near = new_group("noise.csv " + b.hash + " |p| <= 8", "line", outputs3("value", "dx", "dy"));
-        const std::size_t g_far = new_group("noise.csv " + b.hash + " |p| > 8", "line", outputs3("value", "dx", "dy"));
+        const std::size_t g_near =
+            new_group(csv_group_name(b, "noise.csv") + " |p| <= 8", "line", outputs3("value", "dx", "dy"));
+        const std::size_t g_far =
+            new_group(csv_group_name(b, "noise.csv") + " |p| > 8", "line", outputs3("value", "dx", "dy"));
         for (std::size_t r = 0; r < t.size(); ++r) {
-            if (t.text(r, "hash") != b.hash) continue;
+            if (t.text(r, "hash") != b.csv_hash) continue;
             const double px = t.number(r, "px"), py = t.number(r, "py");
             gorge::fbm_params<float> fp;
             fp.frequency = float(t.number(r, "freq"));
@@ -194,6 +217,7 @@ void fill_reference_rows(batch& b) {
             const glm::vec3 n =
                 gorge_test::with_hash(b.hash, [&](auto hash) { return gorge::fbm<decltype(hash)>(p, fp, seed); });
             b.cpu.back() = {n.x, n.y, n.z};
+            if (!b.csv_reference) continue;
             b.reference.back()[0] = t.number(r, "value");
             b.reference.back()[1] = t.number(r, "dx");
             b.reference.back()[2] = t.number(r, "dy");
@@ -201,11 +225,11 @@ void fill_reference_rows(batch& b) {
     }
     {
         const csv_table t("phacelle.csv");
-        const std::size_t g = new_group("phacelle.csv " + b.hash, "line",
+        const std::size_t g = new_group(csv_group_name(b, "phacelle.csv"), "line",
                                         {{"c", 0, value_tolerance}, {"s", 1, value_tolerance},
                                          {"sidex", 2, value_tolerance}, {"sidey", 3, value_tolerance}});
         for (std::size_t r = 0; r < t.size(); ++r) {
-            if (t.text(r, "hash") != b.hash) continue;
+            if (t.text(r, "hash") != b.csv_hash) continue;
             const glm::vec2 q(float(t.number(r, "qx")), float(t.number(r, "qy")));
             const glm::vec2 dir(float(t.number(r, "dirx")), float(t.number(r, "diry")));
             const float cell_freq = float(t.number(r, "cell_freq"));
@@ -219,6 +243,7 @@ void fill_reference_rows(batch& b) {
                 return gorge::phacelle<decltype(hash)>(q, dir, cell_freq, phase_offset, normalization, seed);
             });
             b.cpu.back() = {ph.phase.x, ph.phase.y, ph.side.x, ph.side.y};
+            if (!b.csv_reference) continue;
             b.reference.back()[0] = t.number(r, "c");
             b.reference.back()[1] = t.number(r, "s");
             b.reference.back()[2] = t.number(r, "sidex");
@@ -227,7 +252,7 @@ void fill_reference_rows(batch& b) {
     }
     {
         const csv_table t("erosion_filter.csv");
-        const std::size_t g = new_group("erosion_filter.csv " + b.hash, "line",
+        const std::size_t g = new_group(csv_group_name(b, "erosion_filter.csv"), "line",
                                         {{"height_delta", 0, value_tolerance},
                                          {"slope_delta_x", 1, value_tolerance},
                                          {"slope_delta_y", 2, value_tolerance},
@@ -237,7 +262,7 @@ void fill_reference_rows(batch& b) {
         const char* const columns[] = {"height_delta", "slope_delta_x", "slope_delta_y", "magnitude", "ridge_map",
                                        "fade_target"};
         for (std::size_t r = 0; r < t.size(); ++r) {
-            if (t.text(r, "hash") != b.hash) continue;
+            if (t.text(r, "hash") != b.csv_hash) continue;
             const gorge::erosion_params<float> ep = gorge_test::erosion_params_of<float>(t, r);
             if (const gorge::invalid_parameter bad = ep.first_invalid())
                 throw std::runtime_error("reference row has invalid " + bad.to_string());
@@ -251,6 +276,7 @@ void fill_reference_rows(batch& b) {
             const gorge::erosion_result<float> e = gorge_test::with_hash(
                 b.hash, [&](auto hash) { return gorge::erosion_filter<decltype(hash)>(p, h, fade, ep, seed); });
             b.cpu.back() = {e.height_delta, e.slope_delta.x, e.slope_delta.y, e.magnitude, e.ridge_map, e.fade_target};
+            if (!b.csv_reference) continue;
             for (std::size_t i = 0; i < 6; ++i) b.reference.back()[i] = t.number(r, columns[i]);
         }
     }
@@ -266,28 +292,71 @@ void add_demo_row(batch& b, std::size_t g, std::size_t where, glm::vec2 p, std::
 
 void fill_demo_rows(batch& b) {
     const csv_table t("demo.csv");
-    const std::size_t g = new_group("demo.csv " + b.hash, "line",
+    const std::size_t g = new_group(csv_group_name(b, "demo.csv"), "line",
                                     {{"eroded_height", 0, value_tolerance}, {"ridge_map", 1, ridge_tolerance}});
     for (std::size_t r = 0; r < t.size(); ++r) {
-        if (t.text(r, "hash") != b.hash) continue;
+        if (t.text(r, "hash") != b.csv_hash) continue;
         add_demo_row(b, g, r + 2, glm::vec2(float(t.number(r, "px")), float(t.number(r, "py"))),
                      static_cast<std::uint32_t>(t.number(r, "seed")));
+        if (!b.csv_reference) continue;
         b.reference.back()[0] = t.number(r, "eroded_height");
         b.reference.back()[1] = t.number(r, "ridge_map");
     }
 }
 
-// The demo example's tile: sample (x, y) at ((x + 0.5) / size, (y + 0.5) / size), seed 0.
-void fill_demo_tile(batch& b) {
-    const std::size_t g = new_group("demo tile 256x256 " + b.hash, "sample",
+// The demo example's tile: sample (x, y) at ((x + 0.5) / size, (y + 0.5) / size), seed 0. Sample
+// indices are y * tile_size + x whatever the size, so that the report names (x, y).
+void fill_demo_tile(batch& b, int size) {
+    const std::size_t g = new_group("demo tile " + std::to_string(size) + "x" + std::to_string(size) + " " + b.hash,
+                                    "sample",
                                     {{"height", 0, value_tolerance},
                                      {"ridge_map", 1, ridge_tolerance},
                                      {"input_height", 2, value_tolerance}});
-    const float spacing = 1.0f / float(tile_size);
-    for (int y = 0; y < tile_size; ++y)
-        for (int x = 0; x < tile_size; ++x)
+    const float spacing = 1.0f / float(size);
+    for (int y = 0; y < size; ++y)
+        for (int x = 0; x < size; ++x)
             add_demo_row(b, g, std::size_t(y) * tile_size + std::size_t(x),
                          glm::vec2((float(x) + 0.5f) * spacing, (float(y) + 0.5f) * spacing), 0u);
+}
+
+// ---- lattice blocks: an exact hash over many lattice points, not just the CSV's few ---------------
+
+constexpr std::uint32_t lattice_block_side = 32;  // the GLSL test's 64, quartered for SwiftShader's time
+constexpr std::uint32_t lattice_half_block = lattice_block_side / 2;
+constexpr std::uint32_t lattice_far = 1u << 30;
+constexpr std::uint32_t lattice_wrap = 1u << 31;  // as unsigned: where 2^31 - 1 wraps to -2^31
+struct lattice_block {
+    const char* name;
+    std::uint32_t corner;  // lowest corner, as the 32-bit unsigned lattice coordinate the kernels pass
+};
+/// Blocks around the origin, around +2^30 and -2^30, and across the wrap from 2^31 - 1 to -2^31.
+constexpr lattice_block lattice_blocks[] = {
+    {"origin", 0u - lattice_half_block},
+    {"+2^30", lattice_far - lattice_half_block},
+    {"-2^30", 0u - lattice_far - lattice_half_block},
+    {"2^31 wrap", lattice_wrap - lattice_half_block},
+};
+constexpr std::uint32_t lattice_seeds[] = {0u, 1u, 2024u, 0xFFFFFFFFu};
+
+/// Rows of kind_hash over side x side lattice points of every block, for every seed (bit-exact, as
+/// the hash is integer arithmetic); point index (seed index * side + y) * side + x.
+void fill_lattice_block_rows(batch& b, std::uint32_t side) {
+    for (const lattice_block& block : lattice_blocks) {
+        const std::size_t g = new_group("hash " + std::to_string(side) + "^2 " + block.name + " " + b.hash, "point",
+                                        {{"x", 0, bit_exact}, {"y", 1, bit_exact}});
+        std::size_t index = 0;
+        for (std::uint32_t seed : lattice_seeds)
+            for (std::uint32_t y = 0; y < side; ++y)
+                for (std::uint32_t x = 0; x < side; ++x, ++index) {
+                    // Unsigned, so that the wrap block crosses 2^31 - 1 -> -2^31 as the kernels' offsets do.
+                    const std::uint32_t cx = block.corner + x, cy = block.corner + y;
+                    std::uint32_t* w = b.add_row(kind_hash, g, index);
+                    w[1] = cx, w[2] = cy, w[3] = seed;
+                    const glm::vec2 h = gorge_test::with_hash(
+                        b.hash, [&](auto hash) { return decltype(hash)::template lattice2<float>(cx, cy, seed); });
+                    b.cpu.back()[0] = h.x, b.cpu.back()[1] = h.y;
+                }
+    }
 }
 
 // ---- steep slopes ---------------------------------------------------------------------------------
@@ -598,14 +667,21 @@ int main(int argc, char** argv) {
     }
     try {
         std::vector<batch> batches;
-        for (const char* hash : {"pcg3d", "shadertoy"}) {
+        for (const char* hash : {"pcg3d", "shadertoy", "prime_mix"}) {
             batch b;
             b.hash = hash;
+            // prime_mix has no reference rows: it runs the pcg3d rows' inputs, compared with the C++
+            // float path only (the CSV's values are pcg3d's).
+            b.csv_reference = b.hash != "prime_mix";
+            b.csv_hash = b.csv_reference ? b.hash : "pcg3d";
             fill_reference_rows(b);
+            if (b.hash == "prime_mix") fill_lattice_block_rows(b, lattice_block_side);
             fill_steep_rows(b);
             fill_demo_rows(b);
-            // The tile uses gorge's default hash, as the GLSL test's tile does.
-            if (b.hash == "pcg3d") fill_demo_tile(b);
+            // The tile uses gorge's default hash, as the GLSL test's tile does; prime_mix gets a
+            // coarser one over the same area (SwiftShader's time).
+            if (b.hash == "pcg3d") fill_demo_tile(b, tile_size);
+            if (b.hash == "prime_mix") fill_demo_tile(b, prime_mix_tile_size);
             fill_noise_field_rows(b);
             batches.push_back(std::move(b));
         }
