@@ -32,6 +32,8 @@ using label_t = std::uint32_t;
 constexpr label_t outside_label = 0;
 /// Label of cells with no data (and of the working copy's border ring).
 constexpr label_t no_label = std::numeric_limits<label_t>::max();
+/// Label of data cells the flood has not reached yet.
+constexpr label_t unvisited = no_label - 1;
 
 // ---------------------------------------------------------------------------------------------
 // Tile-local Priority-Flood with watershed labels.
@@ -61,7 +63,6 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     const std::size_t cells = static_cast<std::size_t>(t.pitch) * static_cast<std::size_t>(h + 2);
     t.z.assign(cells, T(0));
     t.label.assign(cells, no_label);
-    std::vector<std::uint8_t> closed(cells, 1);
     const grid_view<const T> src = t.original.view();
     for (std::ptrdiff_t y = 0; y < h; ++y) {
         const T* row = src.row(y);
@@ -71,7 +72,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
             if (!std::isfinite(v)) detail::throw_not_finite("gorge::mpi::fill_depressions_tiled", r.x + x, r.y + y);
             const std::size_t i = t.index(x, y);
             t.z[i] = v + T(0);  // -0 + 0 == +0, as gorge::fill_depressions writes it
-            closed[i] = 0;
+            t.label[i] = unvisited;
         }
     }
     std::ptrdiff_t off[d8_neighbours];
@@ -86,7 +87,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     for (std::ptrdiff_t y = 0; y < h; ++y) {
         for (std::ptrdiff_t x = 0; x < w; ++x) {
             const std::size_t i = t.index(x, y);
-            if (closed[i]) continue;
+            if (t.label[i] != unvisited) continue;  // no data, or a seed already
             const bool on_perimeter = x == 0 || y == 0 || x == w - 1 || y == h - 1;
             const std::ptrdiff_t gx = r.x + x, gy = r.y + y;
             bool outlet = gx == 0 || gy == 0 || gx == layout.map_width - 1 || gy == layout.map_height - 1;
@@ -94,14 +95,12 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
                 for (int k = 0; k < d8_neighbours && !outlet; ++k) {
                     const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
                     if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;  // other tiles: the root's part
-                    // Closed and unlabelled: a no-data cell (seeds placed so far carry a label).
                     const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + off[k]);
-                    outlet = closed[n] != 0 && t.label[n] == no_label;
+                    outlet = t.label[n] == no_label;
                 }
             }
             if (!outlet && !on_perimeter) continue;
             t.label[i] = outlet ? outside_label : static_cast<label_t>(1 + perimeter_index(x, y, w, h));
-            closed[i] = 1;
             open.push(detail::ordered_bits(t.z[i]), i);
         }
     }
@@ -111,16 +110,19 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     label_t* const lab = t.label.data();
     while (!open.empty() || !pit.empty()) {
         std::size_t c;
-        if (!pit.empty())
+        T zc;
+        if (!pit.empty()) {
             c = pit.pop();
-        else
+            zc = z[c];  // written moments ago: in cache
+        } else {
             c = open.pop();
-        const T zc = z[c];
+            zc = detail::from_ordered_bits(open.last_key());  // no cache miss on z
+        }
         const label_t lc = lab[c];
         for (int k = 0; k < d8_neighbours; ++k) {
             const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
-            if (closed[n]) {
-                const label_t ln = lab[n];
+            const label_t ln = lab[n];
+            if (ln != unvisited) {
                 if (want_edges && ln != no_label && ln != lc) {
                     const T level = std::max(zc, z[n]);
                     const std::uint64_t key = lc < ln ? (std::uint64_t(lc) << 32 | ln) : (std::uint64_t(ln) << 32 | lc);
@@ -132,7 +134,6 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
                 }
                 continue;
             }
-            closed[n] = 1;
             lab[n] = lc;
             if (z[n] <= zc) {
                 z[n] = zc;

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,10 @@ flow_result run_flow(const grid<T>& map, const grid<std::uint8_t>& dirs, const g
 }
 
 template <class T>
-void check_flow_equal_to_single_machine() {
+void check_flow_equal_to_single_machine(std::initializer_list<terrain> kinds) {
     const T no_data = T(-9999);
     const std::ptrdiff_t w = 41, h = 29;
     const int shapes[][2] = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
-    const terrain kinds[] = {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats};
     for (const terrain kind : kinds) {
         const grid<T> raw = make_map<T>(kind, w, h, 31 + static_cast<std::uint64_t>(kind), no_data);
         gorge::fill_options<T> fill;
@@ -72,8 +72,12 @@ void check_flow_equal_to_single_machine() {
                 for (std::ptrdiff_t y = 0; y < h; ++y)
                     for (std::ptrdiff_t x = 0; x < w; ++x) largest = std::max(largest, acc.at(x, y));
                 if (use_filled) REQUIRE(largest > 40);  // rivers longer than a tile
-                for (const auto& s : shapes) {
-                    for (const gm::tile_retention keep : {gm::tile_retention::keep, gm::tile_retention::recompute}) {
+                for (std::size_t si = 0; si < 4; ++si) {
+                    const auto& s = shapes[si];
+                    // Both retentions over the shapes and inputs, alternating (to keep the test short).
+                    {
+                        const gm::tile_retention keep = (si + (use_filled ? 1u : 0u)) % 2 == 0 ? gm::tile_retention::keep
+                                                                                                : gm::tile_retention::recompute;
                         INFO("terrain " << static_cast<int>(kind) << ", filled " << use_filled << ", rule "
                                         << static_cast<int>(rule) << ", tiles " << s[0] << " x " << s[1]
                                         << ", recompute " << (keep == gm::tile_retention::recompute));
@@ -96,11 +100,12 @@ void check_flow_equal_to_single_machine() {
 }  // namespace
 
 TEST_CASE("tiled D8 and accumulation equal the single-machine functions (float)", "[mpi][flow]") {
-    check_flow_equal_to_single_machine<float>();
+    check_flow_equal_to_single_machine<float>(
+        {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats});
 }
 
 TEST_CASE("tiled D8 and accumulation equal the single-machine functions (double)", "[mpi][flow]") {
-    check_flow_equal_to_single_machine<double>();
+    check_flow_equal_to_single_machine<double>({terrain::smooth_pits, terrain::holes_and_flats});
 }
 
 TEST_CASE("tiled accumulation: a river crossing every tile", "[mpi][flow]") {
