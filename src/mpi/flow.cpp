@@ -61,15 +61,15 @@ void route_tile(routed_tile& out, const tile_layout& layout, const grid<T>& cell
     const std::ptrdiff_t x1 = std::min<std::ptrdiff_t>(hr.x + hr.width, layout.map_width);
     const std::ptrdiff_t y1 = std::min<std::ptrdiff_t>(hr.y + hr.height, layout.map_height);
     grid<T> ext(x1 - x0, y1 - y0);
+    const grid_view<T> e = ext.view();
+    const grid_view<const T> c = cells.view();
     for (std::ptrdiff_t gy = y0; gy < y1; ++gy) {
+        T* row = e.row(gy - y0);
+        const bool tile_row = gy >= r.y && gy < r.y + r.height;
         for (std::ptrdiff_t gx = x0; gx < x1; ++gx) {
-            const std::ptrdiff_t lx = gx - r.x, ly = gy - r.y;
-            T v;
-            if (lx >= 0 && ly >= 0 && lx < r.width && ly < r.height)
-                v = cells.at(lx, ly);
-            else
-                v = halo[perimeter_index(gx - hr.x, gy - hr.y, hr.width, hr.height)];
-            ext.at(gx - x0, gy - y0) = v;
+            const bool in_tile = tile_row && gx >= r.x && gx < r.x + r.width;
+            row[gx - x0] = in_tile ? c.row(gy - r.y)[gx - r.x]
+                                   : halo[perimeter_index(gx - hr.x, gy - hr.y, hr.width, hr.height)];
         }
     }
     d8_options<T> d8;
@@ -77,8 +77,11 @@ void route_tile(routed_tile& out, const tile_layout& layout, const grid<T>& cell
     d8.no_data = options.no_data;
     const grid<std::uint8_t> dirs = flow_directions(ext, d8);
     out.dirs.assign(static_cast<std::size_t>(r.width * r.height), d8_no_data);
-    for (std::ptrdiff_t y = 0; y < r.height; ++y)
-        for (std::ptrdiff_t x = 0; x < r.width; ++x) out.dirs[out.index(x, y)] = dirs.at(r.x + x - x0, r.y + y - y0);
+    const grid_view<const std::uint8_t> d = dirs.view();
+    for (std::ptrdiff_t y = 0; y < r.height; ++y) {
+        const std::uint8_t* row = d.row(r.y + y - y0) + (r.x - x0);
+        std::copy(row, row + r.width, out.dirs.begin() + static_cast<std::ptrdiff_t>(out.index(0, y)));
+    }
 }
 
 /// Accumulation inside the tile (flow leaving the tile is dropped): in-degree counting, then a
@@ -183,14 +186,15 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
             // Checked here, with map coordinates; a bad cell would otherwise surface in the
             // directions of a neighbouring tile too.
             const tile_rect r = layout.tile(t);
+            const grid_view<const T> cv = cells.view();
             for (std::ptrdiff_t y = 0; y < r.height; ++y)
                 for (std::ptrdiff_t x = 0; x < r.width; ++x) {
-                    const T v = cells.at(x, y);
+                    const T v = cv.row(y)[x];
                     if (!std::isfinite(v) && !detail::is_no_data(v, options.no_data))
                         detail::throw_not_finite("gorge::mpi::flow_accumulation_tiled", r.x + x, r.y + y);
                 }
             for_each_perimeter_cell(cells.width(), cells.height(),
-                                    [&](std::ptrdiff_t x, std::ptrdiff_t y) { out.put(cells.at(x, y)); });
+                                    [&](std::ptrdiff_t x, std::ptrdiff_t y) { out.put(cv.row(y)[x]); });
             if (keep) kept_cells.push_back(std::move(cells));
         }
         current = -1;
