@@ -6,8 +6,8 @@
 //  - every row of tests/data/reference (hash policies pcg3d and shadertoy); prime_mix has no
 //    reference rows, so it runs the inputs of the pcg3d rows (its groups are marked "*" and have no
 //    "vs ref" figure: the CSV's values belong to pcg3d);
-//  - prime_mix hashes over blocks of 64x64 lattice points around the origin, +-2^30 and the
-//    wrap from 2^31 - 1 to -2^31, for four seeds including 0 and 0xFFFFFFFF (bit-exact);
+//  - prime_mix hashes over blocks of 64x64 lattice points around the origin, (2^30, +-2^30) and
+//    the wrap from 2^31 - 1 to -2^31, for four seeds including 0 and 0xFFFFFFFF (bit-exact);
 //  - a 512x512 tile of the demo pipeline (pcg3d, the default hash) and a 128x128 one (prime_mix);
 //  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
 //    decade) in 8 directions at 3 positions (every hash policy), compared with the C++ float
@@ -622,14 +622,17 @@ constexpr std::uint32_t lattice_far = 1u << 30;
 constexpr std::uint32_t lattice_wrap = 1u << 31;  // as unsigned: where 2^31 - 1 wraps to -2^31
 struct lattice_block {
     const char* name;
-    std::uint32_t corner;  // lowest corner, as the 32-bit unsigned lattice coordinate the kernels pass
+    std::uint32_t x, y;  // lowest corner, as the 32-bit unsigned lattice coordinates the kernels pass
 };
-/// Blocks around the origin, around +2^30 and -2^30, and across the wrap from 2^31 - 1 to -2^31.
+/// Blocks centred on the origin, on (2^30, 2^30), on (2^30, -2^30), and on (2^31, 0), where x wraps
+/// from 2^31 - 1 to -2^31. No block is centred on (-2^30, -2^30) or (-2^30, 2^30): prime_mix is
+/// unchanged when both coordinates move by 2^31 (each product with an odd constant flips its top
+/// bit, and the xor cancels the two flips), so those would repeat the second and third blocks.
 constexpr lattice_block lattice_blocks[] = {
-    {"origin", 0u - lattice_half_block},
-    {"+2^30", lattice_far - lattice_half_block},
-    {"-2^30", 0u - lattice_far - lattice_half_block},
-    {"2^31 wrap", lattice_wrap - lattice_half_block},
+    {"origin", 0u - lattice_half_block, 0u - lattice_half_block},
+    {"(2^30,2^30)", lattice_far - lattice_half_block, lattice_far - lattice_half_block},
+    {"(2^30,-2^30)", lattice_far - lattice_half_block, 0u - lattice_far - lattice_half_block},
+    {"x wrap 2^31", lattice_wrap - lattice_half_block, 0u - lattice_half_block},
 };
 constexpr std::uint32_t lattice_seeds[] = {0u, 1u, 2024u, 0xFFFFFFFFu};
 
@@ -645,7 +648,7 @@ void fill_lattice_block_rows(batch& b, std::vector<group>& groups, std::uint32_t
             for (std::uint32_t y = 0; y < side; ++y)
                 for (std::uint32_t x = 0; x < side; ++x, ++index) {
                     // Unsigned, so that the wrap block crosses 2^31 - 1 -> -2^31 as the kernels' offsets do.
-                    const std::uint32_t cx = block.corner + x, cy = block.corner + y;
+                    const std::uint32_t cx = block.x + x, cy = block.y + y;
                     std::uint32_t* w = b.add_row(kind_hash, g, index);
                     w[1] = cx, w[2] = cy, w[3] = seed;
                     const glm::vec2 h = gorge_test::with_hash(
