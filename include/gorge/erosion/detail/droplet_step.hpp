@@ -24,8 +24,13 @@
 
 #if defined(__GNUC__)
 #define GORGE_DROPLET_LAMBDA_INLINE __attribute__((always_inline))
+#define GORGE_DROPLET_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define GORGE_DROPLET_LAMBDA_INLINE
+#define GORGE_DROPLET_NOINLINE __declspec(noinline)
 #else
 #define GORGE_DROPLET_LAMBDA_INLINE
+#define GORGE_DROPLET_NOINLINE
 #endif
 
 namespace gorge {
@@ -71,7 +76,7 @@ struct droplet_state {
     // Between move() and settle(): the step's height change, capacity and the cell left (move()
     // already sets px, py to the new position).
     T dh, capacity, fx, fy;
-    T floor;  ///< height at (nx, ny): the lowest an erosion step may leave a node
+    T floor;  ///< height at the new position: the lowest an erosion step may leave a node
     std::ptrdiff_t cx, cy;
     // Cell the next move() starts from and the position's fractions in it, kept from the
     // step that got there (no second float-to-integer conversion): those of (px, py), or
@@ -272,7 +277,7 @@ struct droplet_kernel {
 
     /// spread() around the node nearest to the in-map position (px, py). Kept out of line: the
     /// droplet state then never has its address taken and stays in registers.
-    __attribute__((noinline)) void spread_at(T px, T py, T amount) const {
+    GORGE_DROPLET_NOINLINE void spread_at(T px, T py, T amount) const {
         const auto cx = static_cast<std::ptrdiff_t>(px), cy = static_cast<std::ptrdiff_t>(py);
         const std::ptrdiff_t nx = nearest_node(cx, px - T(cx)), ny = nearest_node(cy, py - T(cy));
         spread(data + ny * stride + nx, nx, ny, amount);
@@ -457,7 +462,7 @@ struct droplet_kernel {
     /// Prefetches, around the cell `cell` the droplet has just reached, the first and last
     /// cell of the row just above its brush and of the second row below it (the cell's lower
     /// corners lie a row below the node): rows that a droplet changing row reaches within a
-    /// step or two. The four byte offsets are the kernel's (ahead_offsets); the addresses are
+    /// step or two. The four byte offsets are the kernel's (`ahead`); the addresses are
     /// computed as integers and are not clipped, so near the map's edge they may lie outside
     /// it, which a prefetch tolerates (it never faults and reads nothing in the C++ sense).
     GORGE_FORCEINLINE void prefetch_ahead(const T* cell) const {
