@@ -425,6 +425,15 @@ TEST_CASE("evolution: tiny and degenerate maps") {
         landscape_evolver<double> row(grid<double>(9, 1, 0.0).view(), p);
         row.run(20);
         for (std::ptrdiff_t i = 0; i + 1 < 9; ++i) CHECK(row.heights()(i, 0) > row.heights()(i + 1, 0));
+        // Cell i drains cells 0..i: area (i + 1)·cell²; the receiver is the next cell east.
+        const grid<double> area = row.drainage_area();
+        const grid<std::uint32_t> rcv = row.receivers();
+        const grid<std::uint8_t> river = row.river_mask(5 * p.cell_size * p.cell_size);
+        for (std::ptrdiff_t i = 0; i < 9; ++i) {
+            CHECK(area(i, 0) == double(i + 1) * p.cell_size * p.cell_size);
+            CHECK(rcv(i, 0) == std::uint32_t(i + 1 < 9 ? i + 1 : i));
+            CHECK(river(i, 0) == (i + 1 >= 5 ? 1 : 0));
+        }
     }
     SECTION("2x2 periodic in x: wraps onto itself without trouble") {
         p.edges.west = p.edges.east = edge_boundary::periodic;
