@@ -76,7 +76,8 @@ namespace {
 /// prime_mix_hash reference rows, computed by an independent transcription of its definition in
 /// Python integers (explicit mod 2^32 after every product):
 ///   fin(h) = h ^= h >> 16; h *= 0x7FEB352D; h ^= h >> 15; h *= 0x846CA68B; h ^= h >> 16
-///   bits   = fin((cx * 0x9E3779B1) ^ (cy * 0x85EBCA77) ^ fin(seed ^ 0x27D4EB2F))
+///   rotl16(v) = (v << 16) | (v >> 16)
+///   bits   = fin((cx * 0x9E3779B1) ^ rotl16(cy * 0x85EBCA77) ^ fin(seed ^ 0x27D4EB2F))
 ///   x = (bits >> 16) / 2^15 - 1,  y = (bits & 0xFFFF) / 2^15 - 1
 struct prime_mix_row {
     std::int32_t cx, cy;
@@ -86,11 +87,11 @@ struct prime_mix_row {
 constexpr prime_mix_row prime_mix_rows[] = {
     {0, 0, 0u, 0x0153293Bu, -0.989654541015625f, -0.677886962890625f},
     {1, 0, 0u, 0xB2E694A2u, 0.39764404296875f, 0.16119384765625f},
-    {0, 1, 0u, 0xB7F6E357u, 0.43719482421875f, 0.776092529296875f},
-    {-1, -1, 0u, 0x895DF562u, 0.073150634765625f, 0.91705322265625f},
-    {12345, -678, 7u, 0xFE359B6Eu, 0.985992431640625f, 0.21429443359375f},
-    {-2147483647 - 1, 2147483647, 4294967295u, 0xEC3CC6B4u, 0.8455810546875f, 0.5523681640625f},
-    {3, 4, 1337u, 0x4D447DFCu, -0.3963623046875f, -0.0157470703125f},
+    {0, 1, 0u, 0x1426E0DFu, -0.84259033203125f, 0.756805419921875f},
+    {-1, -1, 0u, 0x5C7F48EAu, -0.277374267578125f, -0.43035888671875f},
+    {12345, -678, 7u, 0x2DD6A3CBu, -0.64190673828125f, 0.279632568359375f},
+    {-2147483647 - 1, 2147483647, 4294967295u, 0x65E8DECAu, -0.203857421875f, 0.74053955078125f},
+    {3, 4, 1337u, 0xE2553717u, 0.768218994140625f, -0.569610595703125f},
 };
 
 /// Pearson correlation of two equally long samples.
@@ -144,6 +145,26 @@ TEST_CASE("prime_mix_hash reproduces its definition bit for bit", "[hash]") {
                                                                        static_cast<std::uint32_t>(r.cy), r.seed);
         CHECK(hd.x == double(r.x));
         CHECK(hd.y == double(r.y));
+    }
+}
+
+TEST_CASE("prime_mix_hash does not repeat along diagonals far apart", "[hash]") {
+    // Two linear terms xored together would repeat with period (2^31, 2^31) and half-repeat at
+    // (2^30, +-2^30); the rotated y product prevents it. pcg3d is held to the same check.
+    const std::int64_t shifts[][2] = {{1LL << 31, 1LL << 31}, {1LL << 30, 1LL << 30}, {1LL << 30, -(1LL << 30)},
+                                      {1LL << 29, 1LL << 29}, {1LL << 31, 0}, {0, 1LL << 31}};
+    for (const auto& shift : shifts) {
+        int same_mix = 0, same_pcg = 0;
+        for (std::int32_t y = -32; y < 32; ++y)
+            for (std::int32_t x = -32; x < 32; ++x) {
+                const auto sx = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) + static_cast<std::uint32_t>(shift[0]));
+                const auto sy = static_cast<std::int32_t>(static_cast<std::uint32_t>(y) + static_cast<std::uint32_t>(shift[1]));
+                same_mix += gorge::prime_mix_hash::hash2(x, y, 3u) == gorge::prime_mix_hash::hash2(sx, sy, 3u);
+                same_pcg += gorge::pcg3d_hash::hash2(x, y, 3u) == gorge::pcg3d_hash::hash2(sx, sy, 3u);
+            }
+        CAPTURE(shift[0], shift[1]);
+        CHECK(same_mix <= 1);  // 4096 pairs: an accidental equal pair has probability about 2^-20
+        CHECK(same_pcg <= 1);
     }
 }
 

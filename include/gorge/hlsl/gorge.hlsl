@@ -178,9 +178,9 @@ float2 gorge_pcg3d_lattice2(uint2 cell, uint seed) {
 }
 float2 gorge_pcg3d_hash2(int2 cell, uint seed) { return gorge_pcg3d_lattice2(uint2(cell), seed); }
 
-// prime_mix: the coordinates times two odd constants, xored with the finalised seed, then a
-// two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit result gives both
-// components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
+// prime_mix: the coordinates times two odd constants (the y product rotated by 16 bits), xored with
+// the finalised seed, then a two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit
+// result gives both components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
 static const uint gorge_detail_prime_mix_x = 0x9E3779B1u;
 static const uint gorge_detail_prime_mix_y = 0x85EBCA77u;
 static const uint gorge_detail_prime_mix_round1 = 0x7FEB352Du;
@@ -192,6 +192,7 @@ static const uint gorge_detail_prime_mix_half_bits = 16u;
 static const uint gorge_detail_prime_mix_half_mask = 0xFFFFu;
 static const float gorge_detail_prime_mix_unit_scale = 1.0 / 32768.0;  // 2^-15
 static const uint gorge_detail_prime_mix_seed_salt = 0x27D4EB2Fu;
+static const uint gorge_detail_prime_mix_y_rotation = 16u;  // the y product is rotated (see hash.hpp)
 
 uint gorge_detail_prime_mix_finalise(uint h) {
     h ^= h >> gorge_detail_prime_mix_shift1;
@@ -204,7 +205,9 @@ uint gorge_detail_prime_mix_finalise(uint h) {
 
 uint gorge_prime_mix(uint2 cell, uint seed) {
     uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ (cell.y * gorge_detail_prime_mix_y) ^ seed_mask);
+    uint y = cell.y * gorge_detail_prime_mix_y;
+    uint y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ y_rotated ^ seed_mask);
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from

@@ -7,8 +7,9 @@
 //                   JCGT 9(3), 2020. Pure 32-bit unsigned wrap-around arithmetic, so the C++
 //                   scalar path, the SIMD path and the shader ports agree bit for bit at any
 //                   distance from the origin and honour the seed. 24 bits per component.
-//   prime_mix_hash  the fast exact policy: the coordinates times two odd constants, xored with the
-//                   seed, then a two-round multiply-xorshift finaliser (Wellons' "lowbias32"). One
+//   prime_mix_hash  the fast exact policy: the coordinates times two odd constants (the y product
+//                   rotated by 16 bits), xored with the finalised seed, then a two-round
+//                   multiply-xorshift finaliser (Wellons' "lowbias32"). One
 //                   32-bit result gives both components (16 bits each). About half of pcg3d's
 //                   integer multiplies per corner, the same exactness and portability, seeds
 //                   honoured; components step by 2^-15 instead of 2^-23. Choose it when noise
@@ -122,12 +123,20 @@ GORGE_FORCEINLINE U prime_mix_finalise(U h) {
     return h;
 }
 
+/// The y product is rotated by half a word before it meets the x product. Without the rotation
+/// any two linear terms repeat along a diagonal: cx + 2^31 and cy + 2^31 flip the same top bit
+/// of both products, and the xor cancels the flips (points 2^31 apart on the diagonal would hash
+/// alike, 2^30 apart about half of them).
+constexpr int prime_mix_y_rotation = 16;
+
 /// The 32-bit prime_mix result for lattice point (cx, cy) and seed:
-///     finalise((cx * prime_mix_x) ^ (cy * prime_mix_y) ^ finalise(seed ^ salt)).
+///     finalise((cx * prime_mix_x) ^ rotl(cy * prime_mix_y, 16) ^ finalise(seed ^ salt)).
 template <class U>
 GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
     const std::uint32_t seed_mask = prime_mix_finalise(seed ^ prime_mix_seed_salt);
-    return prime_mix_finalise((cx * U(prime_mix_x)) ^ (cy * U(prime_mix_y)) ^ U(seed_mask));
+    const U y = cy * U(prime_mix_y);
+    const U y_rotated = (y << prime_mix_y_rotation) | (y >> (32 - prime_mix_y_rotation));
+    return prime_mix_finalise((cx * U(prime_mix_x)) ^ y_rotated ^ U(seed_mask));
 }
 }  // namespace detail
 

@@ -221,9 +221,9 @@ fn gorge_pcg3d_lattice2(cell: vec2u, seed: u32) -> vec2f {
 }
 fn gorge_pcg3d_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_pcg3d_lattice2(vec2u(cell), seed); }
 
-// prime_mix: the coordinates times two odd constants, xored with the finalised seed, then a
-// two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit result gives both
-// components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
+// prime_mix: the coordinates times two odd constants (the y product rotated by 16 bits), xored with
+// the finalised seed, then a two-round multiply-xorshift finaliser (Wellons' lowbias32); one 32-bit
+// result gives both components, 16 bits each. Bit-identical to C++; about half of pcg3d's multiplies.
 const gorge_detail_prime_mix_x: u32 = 0x9E3779B1u;
 const gorge_detail_prime_mix_y: u32 = 0x85EBCA77u;
 const gorge_detail_prime_mix_round1: u32 = 0x7FEB352Du;
@@ -235,6 +235,7 @@ const gorge_detail_prime_mix_half_bits: u32 = 16u;
 const gorge_detail_prime_mix_half_mask: u32 = 0xFFFFu;
 const gorge_detail_prime_mix_unit_scale: f32 = 1.0 / 32768.0;  // 2^-15
 const gorge_detail_prime_mix_seed_salt: u32 = 0x27D4EB2Fu;
+const gorge_detail_prime_mix_y_rotation: u32 = 16u;  // the y product is rotated (see hash.hpp)
 
 fn gorge_detail_prime_mix_finalise(h_in: u32) -> u32 {
     var h = h_in;
@@ -248,7 +249,9 @@ fn gorge_detail_prime_mix_finalise(h_in: u32) -> u32 {
 
 fn gorge_prime_mix(cell: vec2u, seed: u32) -> u32 {
     let seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ (cell.y * gorge_detail_prime_mix_y) ^ seed_mask);
+    let y = cell.y * gorge_detail_prime_mix_y;
+    let y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ y_rotated ^ seed_mask);
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
