@@ -327,6 +327,19 @@ TEST_CASE("EXR round trip is exact, and a hand-written EXR reads as written", "[
     CHECK(back.max_code == 0u);
     CHECK(same_bits(back.heights, h));
 
+    // A NaN no-data value lets NaN cells through (stored as they are: read_exr then names the
+    // first one); without it they are refused before anything is written.
+    gorge::grid<float> holes = h;
+    holes(7, 3) = holes(9, 5) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(contains(invalid_argument_message([&] { io::write_exr(dir.file("holes.exr"), holes); }), "cell (7, 3)"));
+    CHECK_FALSE(fs::exists(dir.file("holes.exr")));
+    io::write_exr(dir.file("holes.exr"), holes, std::numeric_limits<float>::quiet_NaN());
+    check_io_message(io_error_message([&] { io::read_exr(dir.file("holes.exr")); }), dir.file("holes.exr"),
+                     "cell (7, 3)");
+    // A finite no-data value does not admit NaN.
+    CHECK(contains(invalid_argument_message([&] { io::write_exr(dir.file("holes2.exr"), holes, -9999.0f); }),
+                   "cell (7, 3)"));
+
     const std::vector<float> row = {1.5f, -2.25f, 1e6f, 0.0f};
     write_bytes(dir.file("hand.exr"), hand_written_exr(row));
     const io::heightmap hand = io::read_exr(dir.file("hand.exr"));
@@ -617,6 +630,10 @@ TEST_CASE("GeoTIFF out: float32 round trip exact, no-data value and placement ke
     CHECK(*back.no_data == no_data);
     CHECK(back.max_code == 0u);
     CHECK(std::memcmp(back.heights.data(), heights.data(), heights.size() * sizeof(float)) == 0);
+    // The north-up geotransform comes back as the placement.
+    REQUIRE(back.placement.has_value());
+    CHECK(back.placement->origin == options.placement->origin);
+    CHECK(back.placement->cell_size == options.placement->cell_size);
     // read_heightmap picks GDAL for .tif.
     CHECK(std::memcmp(io::read_heightmap(path).heights.data(), heights.data(), heights.size() * sizeof(float)) == 0);
 
@@ -648,6 +665,7 @@ TEST_CASE("GeoTIFF out: float32 round trip exact, no-data value and placement ke
     CHECK(std::isnan(nan_back.heights(36, 22)));
     CHECK(nan_back.heights(0, 0) == heights(0, 0));
     CHECK(nan_back.heights(36, 21) == heights(36, 21));
+    CHECK_FALSE(nan_back.placement.has_value());  // written without a geotransform
 
     // Without a no-data value: none is read back.
     gorge::grid<float> plain = heights;

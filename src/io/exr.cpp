@@ -6,8 +6,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include <tinyexr.h>
+
+#include <gorge/grid/no_data.hpp>
 
 #include "io_internal.hpp"
 
@@ -101,8 +104,13 @@ heightmap read_exr(const std::string& path, const read_options& options) {
     return out;
 }
 
-void write_exr(const std::string& path, grid_view<const float> heights) {
-    detail::require_finite(heights, "gorge::io::write_exr");
+void write_exr(const std::string& path, grid_view<const float> heights, const std::optional<float>& no_data) {
+    if (no_data) {
+        if (heights.empty()) throw std::invalid_argument("gorge::io::write_exr: heights must not be empty");
+        gorge::detail::check_heights(heights, no_data, "gorge::io::write_exr");
+    } else {
+        detail::require_finite(heights, "gorge::io::write_exr");
+    }
     constexpr std::ptrdiff_t exr_max_side = std::numeric_limits<int>::max();
     if (heights.width() > exr_max_side || heights.height() > exr_max_side)
         throw io_error(path, "image too large for EXR");

@@ -197,6 +197,11 @@ heightmap read_gdal(const std::string& path, const read_options& options) {
         }
         if (!collision) {
             if (has_no_data) out.no_data = marker;
+            // Only a north-up geotransform is a geo_placement (t[2] and t[4] are the rotation terms).
+            double t[6] = {};
+            if (GDALGetGeoTransform(ds.get(), t) == CE_None && t[2] == 0.0 && t[4] == 0.0 && t[1] > 0.0 &&
+                t[5] < 0.0 && std::isfinite(t[0]) && std::isfinite(t[3]) && std::isfinite(t[1]) && std::isfinite(t[5]))
+                out.placement = geo_placement{{{t[0], t[3]}}, {{t[1], -t[5]}}};
             return out;
         }
     }

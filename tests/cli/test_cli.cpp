@@ -3,6 +3,7 @@
 // for bit, presets round-trip, and every bad file and bad option exits with code 2 and a message
 // naming it, writing nothing.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -687,4 +689,140 @@ TEST_CASE("GeoTIFF outputs (.tif, .tiff): float32 heights, exact", "[cli][gdal]"
     const run_result acc = run_gorge(dir, "rivers in.png m.png --accumulation acc.tif");
     REQUIRE(acc.code == 0);
     CHECK(io::read_gdal(dir.file("acc.tif")).heights.width() == 50);
+}
+
+namespace {
+
+/// A 41 x 33 GeoTIFF in metres with pits, a block of no-data cells inside, a run of them on the
+/// top edge, and a placement; returns the heights written.
+gorge::grid<float> write_holed_geotiff(const std::string& path, float no_data) {
+    gorge::grid<float> g(41, 33);
+    for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < g.width(); ++x)
+            g(x, y) = 800.0f + 300.0f * std::sin(0.23f * static_cast<float>(x)) * std::cos(0.17f * static_cast<float>(y)) +
+                      60.0f * std::sin(0.9f * static_cast<float>(x + 2 * y));
+    for (std::ptrdiff_t y = 12; y < 19; ++y)
+        for (std::ptrdiff_t x = 15; x < 24; ++x) g(x, y) = no_data;
+    for (std::ptrdiff_t x = 3; x < 9; ++x) g(x, 0) = no_data;
+    io::geotiff_options options;
+    options.no_data = no_data;
+    options.placement = io::geo_placement{{{431000.0, 5201000.0}}, {{30.0, 30.0}}};
+    io::write_geotiff(path, g.view(), options);
+    return g;
+}
+
+bool is_hole(float v, float no_data) { return std::isnan(no_data) ? std::isnan(v) : v == no_data; }
+
+}  // namespace
+
+TEST_CASE("GeoTIFF inputs with no-data cells: fill and thermal keep them, outputs mark them", "[cli][gdal]") {
+    if (!io::has_gdal()) {
+        WARN("gorge::io was built without GDAL: GIS inputs are not read");
+        return;
+    }
+    scratch_dir dir;
+    for (const float no_data : {std::numeric_limits<float>::quiet_NaN(), -32768.0f}) {
+        INFO("no-data value " << no_data);
+        const gorge::grid<float> input = write_holed_geotiff(dir.file("holes.tif"), no_data);
+        const std::size_t holes = 7 * 9 + 6;
+
+        // fill, both methods, to a GeoTIFF: the library's fill with no_data set, bit for bit
+        // (no-data cells included), with the no-data value and the placement written again.
+        for (const char* method : {"epsilon", "plain"}) {
+            INFO(method);
+            const run_result r = run_gorge(dir, std::string("fill holes.tif f.tif --method ") + method);
+            INFO("stderr: " << r.err);
+            REQUIRE(r.code == 0);
+            CHECK(contains(r.out, "(" + std::to_string(holes) + " no-data cells)"));
+            gorge::grid<float> expected = input;
+            gorge::fill_options<float> options;
+            options.no_data = no_data;
+            if (std::string(method) == "epsilon")
+                gorge::fill_depressions_epsilon(expected, options);
+            else
+                gorge::fill_depressions(expected, options);
+            CHECK_FALSE(same_bits(expected, input));  // the terrain has pits
+            const io::heightmap back = io::read_gdal(dir.file("f.tif"));
+            CHECK(same_bits(back.heights, expected));
+            REQUIRE(back.no_data.has_value());
+            CHECK(is_hole(*back.no_data, no_data));
+            REQUIRE(back.placement.has_value());
+            CHECK(back.placement->origin == std::array<double, 2>{{431000.0, 5201000.0}});
+            CHECK(back.placement->cell_size == std::array<double, 2>{{30.0, 30.0}});
+        }
+
+        // thermal: the library's erosion with no_data set.
+        const run_result t = run_gorge(dir, "thermal holes.tif t.tif --cell-size 30 --talus-slope 0.4 --passes 6");
+        INFO("stderr: " << t.err);
+        REQUIRE(t.code == 0);
+        gorge::thermal_params<float> params;
+        params.cell_size = 30.0f;
+        params.talus_slope = 0.4f;
+        params.passes = 6;
+        params.no_data = no_data;
+        gorge::grid<float> eroded = input;
+        gorge::erode_thermal(eroded, params);
+        CHECK_FALSE(same_bits(eroded, input));
+        CHECK(same_bits(io::read_gdal(dir.file("t.tif")).heights, eroded));
+
+        // A 16-bit PNG (and its preview): the range is that of the data cells, no-data cells are code 0.
+        const run_result p = run_gorge(dir, "fill holes.tif f.png --method plain --preview p.png");
+        INFO("stderr: " << p.err);
+        REQUIRE(p.code == 0);
+        gorge::grid<float> filled = input;
+        gorge::fill_options<float> options;
+        options.no_data = no_data;
+        gorge::fill_depressions(filled, options);
+        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+        for (const float v : filled)
+            if (!is_hole(v, no_data)) lo = std::min(lo, v), hi = std::max(hi, v);
+        std::ostringstream range;
+        range.precision(9);
+        range << "f.png: codes 0..65535 = heights " << lo << " .. " << hi;
+        CHECK(contains(p.out, range.str()));
+        CHECK(contains(p.out, std::to_string(holes) + " no-data cells written as code 0"));
+        gorge::grid<float> want = filled;
+        for (float& v : want)
+            if (is_hole(v, no_data)) v = lo;
+        io::write_png16(dir.file("want.png"), want.view(), io::height_mapping::absolute(lo, hi));
+        const io::heightmap png = io::read_png(dir.file("f.png"));
+        CHECK(same_bits(png.heights, io::read_png(dir.file("want.png")).heights));
+        const io::heightmap preview = io::read_png(dir.file("p.png"));
+        std::size_t zero_holes = 0, zero_data = 0;
+        float data_max = 0.0f;
+        for (std::size_t i = 0; i < filled.size(); ++i) {
+            const bool hole = is_hole(filled.data()[i], no_data);
+            CHECK(hole == is_hole(input.data()[i], no_data));
+            if (hole) zero_holes += png.heights.data()[i] == 0.0f && preview.heights.data()[i] == 0.0f;
+            if (!hole) {
+                zero_data += png.heights.data()[i] == 0.0f;
+                data_max = std::max(data_max, png.heights.data()[i]);
+            }
+        }
+        CHECK(zero_holes == holes);
+        CHECK(zero_data >= 1);  // the lowest data cell
+        CHECK(data_max == 65535.0f);
+
+        // EXR stores the no-data value itself in the no-data cells.
+        const run_result e = run_gorge(dir, "fill holes.tif f.exr --method plain");
+        REQUIRE(e.code == 0);
+        CHECK(contains(e.out, std::to_string(holes) + " no-data cells stored as"));
+        if (!std::isnan(no_data)) CHECK(same_bits(io::read_exr(dir.file("f.exr")).heights, filled));
+
+        // The computations without no-data support refuse the file, naming it, writing nothing.
+        const std::vector<std::string> before = dir.entries();
+        for (const char* command : {"droplets holes.tif d.exr", "filter holes.tif d.exr"}) {
+            INFO(command);
+            const run_result d = run_gorge(dir, command);
+            CHECK(d.code == 2);
+            CHECK(contains(d.err, "holes.tif"));
+            CHECK(contains(d.err, std::to_string(holes) + " no-data cells"));
+            CHECK(dir.entries() == before);
+        }
+    }
+
+    // A map without no-data: the GeoTIFF output has no no-data value.
+    write_terrain_png(dir.file("in.png"), 30, 20);
+    REQUIRE(run_gorge(dir, "fill in.png plain.tif").code == 0);
+    CHECK_FALSE(io::read_gdal(dir.file("plain.tif")).no_data.has_value());
 }

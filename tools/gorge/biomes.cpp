@@ -36,6 +36,7 @@ struct biomes_command {
 /// A heightmap file's values scaled to 0..1 for integer files (code / largest code).
 gorge::grid<float> read_unit(const std::string& path, float scale, float offset) {
     gorge::io::heightmap map = read_input(path);
+    refuse_no_data(path, count_no_data(map.heights.view(), map.no_data), "biome classification");
     const float s = scale != 0.0f ? scale : map.max_code != 0 ? 1.0f / static_cast<float>(map.max_code) : 1.0f;
     for (float& v : map.heights) v = offset + s * v;
     return std::move(map.heights);

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <unistd.h>
+
+#include <gorge/grid/no_data.hpp>
 
 namespace gorge_cli {
 
@@ -32,7 +35,53 @@ std::string lower_extension(const std::string& path) {
 
 std::atomic<unsigned> temp_counter{0};
 
+/// The heights an integer writer gets when some cells are no-data: each no-data cell replaced by
+/// the height that becomes code 0 (the mapping's lo; when it normalises, the minimum of the data
+/// cells, or 0 when no cell has data), so that the range is that of the data cells and the
+/// no-data cells are written as code 0.
+gorge::grid<float> no_data_as_code_zero(gorge::grid_view<const float> heights, const std::optional<float>& no_data,
+                                        const gorge::io::height_mapping& mapping) {
+    float code_zero = 0.0f;
+    if (mapping.normalises()) {
+        bool any = false;
+        for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+            const float* r = heights.row(y);
+            for (std::ptrdiff_t x = 0; x < heights.width(); ++x)
+                if (!gorge::detail::is_no_data(r[x], no_data) && (!any || r[x] < code_zero)) {
+                    code_zero = r[x];
+                    any = true;
+                }
+        }
+    } else {
+        code_zero = mapping.range().lo;
+    }
+    gorge::grid<float> out(heights.width(), heights.height());
+    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+        const float* r = heights.row(y);
+        float* o = out.view().row(y);
+        for (std::ptrdiff_t x = 0; x < heights.width(); ++x)
+            o[x] = gorge::detail::is_no_data(r[x], no_data) ? code_zero : r[x];
+    }
+    return out;
+}
+
 }  // namespace
+
+std::size_t count_no_data(gorge::grid_view<const float> heights, const std::optional<float>& no_data) {
+    if (!no_data) return 0;
+    std::size_t n = 0;
+    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+        const float* r = heights.row(y);
+        for (std::ptrdiff_t x = 0; x < heights.width(); ++x) n += gorge::detail::is_no_data(r[x], no_data) ? 1 : 0;
+    }
+    return n;
+}
+
+void refuse_no_data(const std::string& path, std::size_t cells, const std::string& what) {
+    if (cells == 0) return;
+    throw usage_error(path + ": " + std::to_string(cells) + " no-data cells; " + what +
+                      " does not support no-data (it would treat them as terrain): fill them or crop them away first");
+}
 
 parameters::parameters(CLI::App& app) : app_(app) {
     // Room for every vector option, so that the references CLI11 keeps stay valid.
@@ -187,14 +236,20 @@ void check_preview_path(const std::string& path) {
         throw usage_error("--preview: " + path + " must be a .png file");
 }
 
-std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights) {
+std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights,
+                          const std::optional<float>& no_data) {
     if (path.empty()) return std::string();
     try {
+        const gorge::io::height_mapping mapping = gorge::io::height_mapping::normalise();
+        const std::size_t holes = count_no_data(heights, no_data);
         const gorge::io::height_range used =
-            gorge::io::write_png8(outputs.stage(path), heights, gorge::io::height_mapping::normalise());
+            holes == 0 ? gorge::io::write_png8(outputs.stage(path), heights, mapping)
+                       : gorge::io::write_png8(outputs.stage(path), no_data_as_code_zero(heights, no_data, mapping).view(),
+                                               mapping);
         std::ostringstream s;
         s.precision(9);
         s << path << ": 8-bit preview, codes 0..255 = heights " << used.lo << " .. " << used.hi;
+        if (holes != 0) s << " (data cells); " << holes << " no-data cells written as code 0";
         return s.str();
     } catch (const gorge::io::io_error& e) {
         throw usage_error(path + ": " + e.what());
@@ -226,20 +281,40 @@ void output_set::commit() {
 }
 
 std::string write_heights(const std::string& path, const std::string& shown_path, gorge::grid_view<const float> heights,
-                          const gorge::io::height_mapping& mapping) {
+                          const gorge::io::height_mapping& mapping, const std::optional<float>& no_data,
+                          const std::optional<gorge::io::geo_placement>& placement) {
     try {
-        gorge::io::height_range used{};
-        switch (output_kind(shown_path)) {
-            case file_kind::png16: used = gorge::io::write_png16(path, heights, mapping); break;
-            case file_kind::r16: used = gorge::io::write_r16(path, heights, mapping); break;
-            case file_kind::exr: gorge::io::write_exr(path, heights); return shown_path + ": float32 heights";
-            case file_kind::geotiff:
-                gorge::io::write_geotiff(path, heights);
-                return shown_path + ": float32 GeoTIFF heights";
-        }
+        const std::size_t holes = count_no_data(heights, no_data);
         std::ostringstream s;
         s.precision(9);
+        gorge::io::height_range used{};
+        switch (output_kind(shown_path)) {
+            case file_kind::png16:
+            case file_kind::r16: {
+                const bool png = output_kind(shown_path) == file_kind::png16;
+                gorge::grid<float> filled;
+                if (holes != 0) filled = no_data_as_code_zero(heights, no_data, mapping);
+                const gorge::grid_view<const float> written = holes != 0 ? filled.view() : heights;
+                used = png ? gorge::io::write_png16(path, written, mapping) : gorge::io::write_r16(path, written, mapping);
+                break;
+            }
+            case file_kind::exr:
+                gorge::io::write_exr(path, heights, no_data);
+                s << shown_path << ": float32 heights";
+                if (holes != 0) s << "; " << holes << " no-data cells stored as " << *no_data;
+                return s.str();
+            case file_kind::geotiff: {
+                gorge::io::geotiff_options options;
+                options.no_data = no_data;
+                options.placement = placement;
+                gorge::io::write_geotiff(path, heights, options);
+                s << shown_path << ": float32 GeoTIFF heights";
+                if (no_data) s << "; no-data value " << *no_data << " (" << holes << " no-data cells)";
+                return s.str();
+            }
+        }
         s << shown_path << ": codes 0..65535 = heights " << used.lo << " .. " << used.hi;
+        if (holes != 0) s << " (data cells); " << holes << " no-data cells written as code 0";
         return s.str();
     } catch (const gorge::io::io_error& e) {
         throw usage_error(shown_path + ": " + e.what());
@@ -292,9 +367,31 @@ loaded_grid load_grid(const grid_io_options& o) {
         throw usage_error("--height-scale, --height-offset: must be finite");
     loaded_grid g;
     g.heights = gorge::grid<float>(map.heights.width(), map.heights.height());
+    g.placement = map.placement;
     const float* src = map.heights.data();
     float* dst = g.heights.data();
-    for (std::size_t i = 0; i < g.heights.size(); ++i) dst[i] = o.height_offset + scale * src[i];
+    // No-data cells get the converted no-data value; NaN instead when that is not finite or a
+    // converted data cell lands on it (a data cell must never read as no-data).
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    float marker = map.no_data ? o.height_offset + scale * *map.no_data : nan;
+    bool collision = !std::isfinite(marker);
+    for (std::size_t i = 0; i < g.heights.size(); ++i) {
+        if (gorge::detail::is_no_data(src[i], map.no_data)) {
+            dst[i] = marker;
+            ++g.no_data_cells;
+        } else {
+            dst[i] = o.height_offset + scale * src[i];
+            collision = collision || dst[i] == marker;
+        }
+    }
+    if (map.no_data) {
+        if (collision) {
+            marker = nan;
+            for (std::size_t i = 0; i < g.heights.size(); ++i)
+                if (gorge::detail::is_no_data(src[i], map.no_data)) dst[i] = marker;
+        }
+        g.no_data = marker;
+    }
     if (map.max_code != 0) {
         const float lo = o.height_offset, hi = o.height_offset + scale * static_cast<float>(map.max_code);
         if (lo < hi)
@@ -308,8 +405,8 @@ loaded_grid load_grid(const grid_io_options& o) {
 void save_grid(const grid_io_options& o, const loaded_grid& g, const std::string& summary) {
     output_set outputs;
     std::string report = write_heights(outputs.stage(o.output), o.output, g.heights.view(),
-                                       o.mapping.mapping(g.default_mapping));
-    if (!o.preview.empty()) report += "\n" + write_preview(outputs, o.preview, g.heights.view());
+                                       o.mapping.mapping(g.default_mapping), g.no_data, g.placement);
+    if (!o.preview.empty()) report += "\n" + write_preview(outputs, o.preview, g.heights.view(), g.no_data);
     if (!o.params->save_path().empty())
         write_json(outputs.stage(o.params->save_path()), o.params->save_path(), o.params->to_json());
     outputs.commit();

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -131,9 +132,18 @@ void add_grid_io(CLI::App& app, grid_io_options& options);
 struct loaded_grid {
     gorge::grid<float> heights;
     gorge::io::height_mapping default_mapping = gorge::io::height_mapping::normalise();
+    /// The input's no-data value in world units (height_offset + height_scale * value; NaN stays
+    /// NaN, and NaN is used instead when the converted value is not finite or equals a converted
+    /// data cell); empty when the input has none (only GDAL rasters have one).
+    std::optional<float> no_data;
+    /// Cells of `heights` that hold no_data.
+    std::size_t no_data_cells = 0;
+    /// The input's north-up geotransform (GDAL rasters), written again to .tif outputs.
+    std::optional<gorge::io::geo_placement> placement;
 };
 /// Reads IN and scales it to world units. Integer files default to writing back with their own
-/// range (codes 0..max of the input, clamped); float files to normalising.
+/// range (codes 0..max of the input, clamped); float files to normalising. The no-data value and
+/// placement of a GDAL raster are kept.
 loaded_grid load_grid(const grid_io_options& options);
 /// Writes OUT (and the preset when asked) all or nothing, prints the range used on stdout.
 void save_grid(const grid_io_options& options, const loaded_grid& grid, const std::string& summary);
@@ -157,19 +167,32 @@ private:
 };
 
 /// Writes a heightmap by extension; returns a line describing the range used (integer formats).
+/// Cells equal to `no_data` (every NaN cell when it is NaN) stay no-data: .tif writes the value
+/// as the band's no-data value (and `placement` as the geotransform when given), .exr stores the
+/// value itself, and integer formats (.png, .r16) map only the data cells (--normalise: their
+/// minimum..maximum) and write code 0 in the no-data cells. Without no-data cells the output is
+/// the same as without `no_data`.
 std::string write_heights(const std::string& path, const std::string& shown_path, gorge::grid_view<const float> heights,
-                          const gorge::io::height_mapping& mapping);
+                          const gorge::io::height_mapping& mapping, const std::optional<float>& no_data = std::nullopt,
+                          const std::optional<gorge::io::geo_placement>& placement = std::nullopt);
 
 /// --preview FILE.png: an 8-bit grayscale preview of the heights, normalised.
 void add_preview_option(CLI::App& app, std::string& path);
 /// Fails (usage_error naming the file) unless `path` is empty or a .png file.
 void check_preview_path(const std::string& path);
 /// Stages the preview (when `path` is set) in `outputs`; returns the line reporting its range, or
-/// an empty string.
-std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights);
+/// an empty string. No-data cells are written as 0 and left out of the range, as in write_heights.
+std::string write_preview(output_set& outputs, const std::string& path, gorge::grid_view<const float> heights,
+                          const std::optional<float>& no_data = std::nullopt);
 
 /// Writes JSON text to `path` (a staged temporary name); errors name `shown_path`.
 void write_json(const std::string& path, const std::string& shown_path, const nlohmann::json& value);
+
+/// Cells of `heights` equal to `no_data` (every NaN cell when it is NaN); 0 without a value.
+std::size_t count_no_data(gorge::grid_view<const float> heights, const std::optional<float>& no_data);
+/// For the computations without no-data support: throws usage_error naming `path`, the number of
+/// no-data cells and `what` (the computation) when `cells` > 0.
+void refuse_no_data(const std::string& path, std::size_t cells, const std::string& what);
 
 /// Reads a heightmap; io_error and invalid_argument become usage_error naming the file.
 gorge::io::heightmap read_input(const std::string& path);

@@ -53,6 +53,7 @@ int run_filter(filter_options& o) {
 
     const clock::time_point t_read = clock::now();
     const gorge::io::heightmap map = read_input(o.input);
+    refuse_no_data(o.input, count_no_data(map.heights.view(), map.no_data), "the erosion filter");
     const double read_s = seconds_since(t_read);
     const std::ptrdiff_t width = map.heights.width(), height = map.heights.height();
 

@@ -51,6 +51,7 @@ int run_fill(fill_command& c) {
     const double read_s = seconds_since(t0);
     progress bar(progress_wanted(c.io.progress), "fill");
     gorge::fill_options<float> options;
+    options.no_data = g.no_data;  // no-data cells stay as they are and drain their neighbours
     options.progress = bar.callback();
     const clock_type::time_point t1 = clock_type::now();
     const gorge::fill_stats<float> stats = c.method == "epsilon" ? gorge::fill_depressions_epsilon(g.heights, options)
@@ -83,6 +84,7 @@ int run_thermal(thermal_command& c) {
     if (const gorge::invalid_parameter bad = options.first_invalid()) throw_bad_parameter(bad);
     const clock_type::time_point t0 = clock_type::now();
     loaded_grid g = load_grid(c.io);
+    c.params.no_data = g.no_data;  // no-data cells keep their value and neither send nor receive
     const double read_s = seconds_since(t0);
     progress bar(progress_wanted(c.io.progress), "thermal");
     options.progress = bar.callback();
@@ -157,6 +159,8 @@ int run_droplets(droplets_command& c) {
 
     const clock_type::time_point t0 = clock_type::now();
     loaded_grid g = load_grid(c.io);
+    // The droplet eroder has no notion of no-data: it would erode those cells as terrain.
+    refuse_no_data(c.io.input, g.no_data_cells, "droplet erosion");
     const double read_s = seconds_since(t0);
     const std::uint64_t count = c.droplets != 0 ? c.droplets : static_cast<std::uint64_t>(g.heights.size());
     progress bar(progress_wanted(c.io.progress), "droplets");

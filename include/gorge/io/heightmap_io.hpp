@@ -139,6 +139,16 @@ struct read_options {
     void validate() const { detail::validate(*this, "gorge::io::read_options"); }
 };
 
+/// Where a GeoTIFF's cells lie on the ground (north-up: rows run south, columns east). Written as
+/// GDAL's geotransform (origin[0], cell_size[0], 0, origin[1], 0, -cell_size[1]).
+struct geo_placement {
+    /// Coordinates of the outer corner of cell (0, 0) (the north-west corner of the map), in the
+    /// units of the (unset) coordinate reference system; finite. Default (0, 0).
+    std::array<double, 2> origin{{0.0, 0.0}};
+    /// Width (east) and height (south) of one cell, same units; finite and > 0. Default (1, 1).
+    std::array<double, 2> cell_size{{1.0, 1.0}};
+};
+
 /// A heightmap read from a file.
 struct heightmap {
     /// Heights, row-major, top row (the file's first row) first.
@@ -149,6 +159,10 @@ struct heightmap {
     /// The no-data value of a GDAL band (as float), to pass on as fill_options::no_data or
     /// flow_options::no_data; empty for other formats and for bands without one.
     std::optional<float> no_data;
+    /// Where the cells lie (read_gdal only): the raster's geotransform when it has one and it is
+    /// north-up (no rotation terms, cell width > 0, rows running south); empty for other formats,
+    /// for rasters without a geotransform, and for rotated or south-up ones.
+    std::optional<geo_placement> placement;
 };
 
 /// Reads a PNG heightmap. 8- and 16-bit grayscale are read as they are (max_code 255 or 65535).
@@ -193,18 +207,11 @@ height_range write_r16(const std::string& path, grid_view<const float> heights, 
 height_range write_png8(const std::string& path, grid_view<const float> heights, const height_mapping& mapping);
 
 /// Writes a single-channel ("Y") float32 OpenEXR file, ZIP-compressed (lossless): heights are
-/// stored exactly, in their own units. Heights must be finite.
-void write_exr(const std::string& path, grid_view<const float> heights);
-
-/// Where a GeoTIFF's cells lie on the ground (north-up: rows run south, columns east). Written as
-/// GDAL's geotransform (origin[0], cell_size[0], 0, origin[1], 0, -cell_size[1]).
-struct geo_placement {
-    /// Coordinates of the outer corner of cell (0, 0) (the north-west corner of the map), in the
-    /// units of the (unset) coordinate reference system; finite. Default (0, 0).
-    std::array<double, 2> origin{{0.0, 0.0}};
-    /// Width (east) and height (south) of one cell, same units; finite and > 0. Default (1, 1).
-    std::array<double, 2> cell_size{{1.0, 1.0}};
-};
+/// stored exactly, in their own units. Heights must be finite, except cells equal to `no_data`
+/// (every NaN cell when it is NaN), which are stored as they are (default: none). EXR has no
+/// no-data tag: the value is not recorded, and read_exr rejects NaN cells.
+void write_exr(const std::string& path, grid_view<const float> heights,
+               const std::optional<float>& no_data = std::nullopt);
 
 /// Options of write_geotiff.
 struct geotiff_options {
