@@ -659,3 +659,62 @@ TEST_CASE("evolution: the local depression search gives the global basin tree's 
     }
     CHECK(local_used == 12);
 }
+
+TEST_CASE("evolution: the one-pass stack and counts match the breadth-first stack and its accumulation") {
+    // evo_stack_and_count lists every data cell once, each receiver before its donors, with the
+    // counts evo_accumulate finds over evo_build_stack's breadth-first stack; a cycle fails.
+    namespace d = gorge::detail;
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+        const std::ptrdiff_t w = 37, h = 29;
+        grid<double> map = random_map<double>(w, h, 5.0, seed);
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) map(x, y) += 2.0 * std::fabs(double(x) - 18) + double(y);
+        d::evo_topology topo;
+        topo.width = w;
+        topo.height = h;
+        for (int k = 0; k < gorge::d8_neighbours; ++k) topo.offsets[k] = gorge::detail::d8_offset(k, w);
+        topo.kind.assign(map.size(), d::evo_free);
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x)
+                if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) {
+                    topo.kind[std::size_t(y * w + x)] = d::evo_base;
+                    topo.base_cells.push_back(d::evo_index(y * w + x));
+                }
+        // One no-data cell on the edge (its data neighbours are base level already).
+        topo.kind[0] = d::evo_void;
+        topo.base_cells.erase(topo.base_cells.begin());
+        topo.void_cells.push_back(0);
+        topo.data_cells = map.size() - 1;
+        std::vector<d::evo_index> rcv(map.size());
+        std::vector<std::uint8_t> code(map.size()), lake(map.size(), 0);
+        d::evo_receivers_rows(topo, map.data(), rcv.data(), code.data(), 0, h);
+        d::evo_depressions<double> dep;
+        d::evo_route_depressions(topo, map.data(), rcv.data(), code.data(), dep, lake.data());
+        std::vector<d::evo_index> donor_start, donors, bfs, pending, stack;
+        REQUIRE(d::evo_build_stack(topo, rcv.data(), donor_start, donors, bfs));
+        std::vector<std::uint32_t> count_bfs(map.size()), count(map.size(), 7u);
+        d::evo_accumulate(topo, bfs, rcv.data(), count_bfs.data());
+        INFO("seed " << seed);
+        REQUIRE(d::evo_stack_and_count(topo, rcv.data(), pending, stack, count.data()));
+        CHECK(count == count_bfs);
+        REQUIRE(stack.size() == topo.data_cells);
+        std::vector<std::size_t> position(map.size(), map.size());
+        for (std::size_t s = 0; s < stack.size(); ++s) {
+            CHECK(topo.kind[stack[s]] != d::evo_void);
+            CHECK(position[stack[s]] == map.size());  // listed once
+            position[stack[s]] = s;
+        }
+        for (const d::evo_index c : stack)
+            if (rcv[c] != c) CHECK(position[rcv[c]] < position[c]);
+        // A cycle of two free cells: neither is reached.
+        std::vector<d::evo_index> broken = rcv;
+        const auto a = d::evo_index(5 * w + 5), b = d::evo_index(5 * w + 6);
+        broken[a] = b;
+        broken[b] = a;
+        CHECK_FALSE(d::evo_stack_and_count(topo, broken.data(), pending, stack, count.data()));
+        // A free cell that is its own receiver (an unrouted sink): not a root.
+        broken = rcv;
+        broken[a] = a;
+        CHECK_FALSE(d::evo_stack_and_count(topo, broken.data(), pending, stack, count.data()));
+    }
+}

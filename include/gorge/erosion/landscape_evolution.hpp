@@ -551,9 +551,8 @@ private:
     }
 
     void stack_and_area() {
-        if (!detail::evo_build_stack(topo_, rcv_.data(), donor_start_, donors_, stack_))
+        if (!detail::evo_stack_and_count(topo_, rcv_.data(), pending_, stack_, count_.data()))
             throw std::logic_error("gorge::landscape_evolver: routing left a cell without a path to base level");
-        detail::evo_accumulate(topo_, stack_, rcv_.data(), count_.data());
     }
 
     void step(unsigned threads, evolution_stats& stats) {
@@ -601,12 +600,9 @@ private:
         stats.lake_cells = lake_count_;
         stats.seconds.depressions += since(t);
 
-        // 4. Stack, 5. accumulation.
-        if (!detail::evo_build_stack(topo_, rcv_.data(), donor_start_, donors_, stack_))
-            throw std::logic_error("gorge::landscape_evolver: routing left a cell without a path to base level");
+        // 4. Stack and 5. accumulation, in one pass (timed as the stack).
+        stack_and_area();
         stats.seconds.stack += since(t);
-        detail::evo_accumulate(topo_, stack_, rcv_.data(), count_.data());
-        stats.seconds.accumulation += since(t);
 
         // 6. Stream power, receivers first.
         stats.eroded += stream_power() * cell_area;
@@ -729,7 +725,7 @@ private:
     double elapsed_ = 0;
     detail::evo_topology topo_;
     std::vector<T> h_, uplift_, diffusion_c_;
-    std::vector<evo_index_t> rcv_, donor_start_, donors_, stack_;
+    std::vector<evo_index_t> rcv_, pending_, stack_;
     std::vector<std::uint8_t> code_, lake_;
     std::vector<std::uint32_t> count_;
     std::vector<double> band_sums_, line_out_;

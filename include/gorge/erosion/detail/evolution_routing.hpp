@@ -219,6 +219,50 @@ inline bool evo_build_stack(const evo_topology& topo, const evo_index* rcv, std:
     return stack.size() == topo.data_cells;
 }
 
+/// The stack and the upstream cell counts in one pass, without donor lists: every cell whose
+/// donors are all done (at first the cells without donors, in index order) is put on the stack
+/// from its end backwards and adds its count to its receiver, and the walk follows the
+/// receivers downstream while it completes them (a leaf-to-root topological order, Kahn's
+/// algorithm, whose walks stay near each other in memory). stack then lists every data cell,
+/// each receiver before its donors (a different order than evo_build_stack's breadth-first one,
+/// equally valid: any such order gives the same counts, and the same stream power solve since
+/// each cell's update reads only its receiver's final height); count as evo_accumulate's.
+/// `pending` is scratch (one entry per cell). Returns false when some data cell was not reached
+/// (its receivers end in a cycle, or in a free cell that is its own receiver).
+inline bool evo_stack_and_count(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& pending,
+                                std::vector<evo_index>& stack, std::uint32_t* count) {
+    const std::size_t n = topo.cells();
+    const std::uint8_t* kind = topo.kind.data();
+    pending.assign(n, 0);
+    evo_index* left = pending.data();
+    for (std::size_t i = 0; i < n; ++i) {
+        const evo_index r = rcv[i];
+        count[i] = kind[i] == evo_void ? 0u : 1u;
+        if (r != evo_none && r != i) ++left[r];
+    }
+    stack.resize(topo.data_cells);
+    evo_index* out = stack.data();
+    std::size_t pos = topo.data_cells;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (left[i] != 0 || kind[i] == evo_void) continue;
+        evo_index c = static_cast<evo_index>(i);
+        for (;;) {
+            if (pos == 0) return false;
+            out[--pos] = c;
+            left[c] = evo_none;  // done: the scan skips it
+            const evo_index r = rcv[c];
+            if (r == c) {
+                if (kind[c] != evo_base) return false;
+                break;
+            }
+            count[r] += count[c];
+            if (--left[r] != 0) break;
+            c = r;
+        }
+    }
+    return pos == 0;
+}
+
 /// A link between two adjacent cells of different basins: water rising in either crosses at
 /// `level` = the higher of the two heights.
 template <class T>
