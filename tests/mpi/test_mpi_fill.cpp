@@ -426,3 +426,24 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         for (const auto& f : after) CHECK(f.first.find(".partial") == std::string::npos);
     }
 }
+
+TEST_CASE("tiled fill: tiles one cell wide or tall at the map's right and bottom edges", "[mpi]") {
+    // 21 x 13 cells in tiles of 5 x 4: the last column of tiles is 1 cell wide, the last row 1
+    // cell tall, and the corner tile a single cell.
+    for (const terrain kind : {terrain::noise, terrain::holes_and_flats}) {
+        const grid<float> map = make_map<float>(kind, 21, 13, 77, -9999.0f);
+        gorge::fill_options<float> single;
+        single.no_data = -9999.0f;
+        grid<float> expected = map;
+        REQUIRE(gorge::fill_depressions(expected, single).raised_cells > 0);
+        gm::tiled_fill_options<float> options;
+        options.no_data = -9999.0f;
+        const run_result r = run_tiled(map, expected, 5, 4, options);
+        CHECK(r.written_tiles == 5 * 4);
+        CHECK(r.mismatches == 0);
+        const gm::tile_layout layout{21, 13, 5, 4};
+        CHECK(layout.tile(19).width == 1);
+        CHECK(layout.tile(19).height == 1);
+        CHECK(layout.tile_at(20, 12) == 19);
+    }
+}
