@@ -3,19 +3,33 @@
 // rendered as shaded relief with its river network.
 //
 // Usage: mountains [size=512] [steps=300]   (writes into the current directory)
-// The map is 51.2 km square (cells of 51200 / size metres); uplift, from gorge noise, is a ridge
-// running east-west north of the centre, falling to zero at the sea all around (fixed base level
-// at 0 m on every edge), up to 2.4 mm/yr. Stream power K = 2e-5 /yr (m = 0.5, n = 1),
-// D = 0.02 m²/yr, steps of 20 kyr: 300 steps (6 Myr) come close to the steady state where uplift
-// and erosion balance.
+// The map is 51.2 km square (cells of 51200 / size metres) with the sea (fixed base level at 0 m)
+// on every edge. What makes the drainage tree-like rather than a comb of parallel valleys:
+//   - the uplift is an irregular massif, not a smooth ridge with straight contours: a ridge along
+//     x at 45% of the height of the map (its line wandering with noise, ±30% in rate along it),
+//     merged with broad fBm (frequency 2.5) and squashed by a smoothstep, so that sub-ranges,
+//     spurs and lower basins alternate and rivers must collect tributaries from several sides.
+//     Peak 2.4 mm/yr; the lowlands keep 10% of it, so they grow hills and valleys of their own
+//     instead of staying a striped plain. It fades to 0 only over the 5% of the map next to each
+//     edge (a wide fade left a flat strip along the coast where rivers ran along the border);
+//   - the starting plain (5 m) is rough at the cell scale: ±5 m fBm plus ±3 m of white noise per
+//     cell. Smooth starts make D8 routing send parallel rills straight down the uplift slope;
+//     random cell-scale pits and bumps let channels wander, meet and branch;
+//   - hillslope diffusion D = 0.3 m²/yr (D·dt/cell² = 0.6 at 512²) rounds the ridges and sets
+//     the spacing of the smallest valleys at a few cells instead of one rill per column;
+//   - stream power K = 1e-5 /yr (m = 0.5, n = 1) gives a range about 3 km high.
+// Steps of 20 kyr: 300 steps (6 Myr) bring the range close to the steady state where uplift and
+// erosion balance (500 steps lower the highest peak by 4%).
 //   mountains_evolved.png   shaded relief of the evolved range, rivers drawn by drainage area
-//   mountains_relief.png    the same after the erosion filter at twice the resolution (gullies)
+//   mountains_relief.png    the same after the erosion filter at twice the resolution (gullies),
+//                           6 bits per colour channel (keeps the file under 2 MB at 1024²)
 //   mountains.r16           the final heights (16-bit raw, twice the resolution)
-// and prints the time of each stage.
+// and prints the time of each stage. The output is deterministic (fixed seeds).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -29,7 +43,12 @@ using gorge_example::rgb;
 using clock_type = std::chrono::steady_clock;
 
 constexpr float map_extent = 51200.0f;  // metres
-constexpr float peak_uplift = 2.4e-3f;  // metres per year on the ridge line
+constexpr float peak_uplift = 2.4e-3f;  // metres per year on the highest massif
+constexpr float lowland_uplift = 0.1f;  // fraction of peak_uplift everywhere away from the coast
+constexpr float coast_width = 0.05f;    // fraction of the map over which uplift fades to 0 at each edge
+constexpr float relief_levels = 63.0f;  // levels per colour channel of mountains_relief.png (6 bits:
+                                         // a smaller file, no visible banding)
+constexpr float cell_noise = 3.0f;      // metres: amplitude of the white noise on the starting plain
 constexpr float river_area = 2.0e7f;    // m²: cells draining 20 km² and more are drawn as rivers
 
 double seconds_since(clock_type::time_point& t) {
@@ -37,6 +56,22 @@ double seconds_since(clock_type::time_point& t) {
     const double s = std::chrono::duration<double>(now - t).count();
     t = now;
     return s;
+}
+
+/// Deterministic white noise in [-1, 1) for cell (x, y): an integer hash (multiply, xor-shift).
+float white_noise(std::uint32_t x, std::uint32_t y, std::uint32_t seed) {
+    std::uint32_t h = (x * 0x8da6b343u) ^ (y * 0xd8163841u) ^ (seed * 0xcb1ab31fu);
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return float(h >> 8) / float(1u << 24) * 2.0f - 1.0f;
+}
+
+float smoothstep01(float v) {
+    const float c = std::clamp(v, 0.0f, 1.0f);
+    return c * c * (3.0f - 2.0f * c);
 }
 
 /// Relief of h (metres, cells of `cell` metres) with rivers: blue where the drainage area (at the
@@ -63,6 +98,16 @@ std::vector<rgb> render(const gorge::grid<float>& h, float cell, const gorge::gr
     return px;
 }
 
+/// px with every channel rounded to one of `levels` + 1 evenly spaced values in [0, 1].
+std::vector<rgb> quantised(std::vector<rgb> px, float levels) {
+    for (rgb& c : px) {
+        c.r = std::round(std::clamp(c.r, 0.0f, 1.0f) * levels) / levels;
+        c.g = std::round(std::clamp(c.g, 0.0f, 1.0f) * levels) / levels;
+        c.b = std::round(std::clamp(c.b, 0.0f, 1.0f) * levels) / levels;
+    }
+    return px;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,43 +124,47 @@ int main(int argc, char** argv) {
     clock_type::time_point t = clock_type::now();
     const float cell = map_extent / float(size);
 
-    // Uplift: a ridge along x at 40% of the height of the map, its line wandering with noise, its
-    // rate varying by ±30% along it, falling smoothly to 0 at every edge (the sea).
+    // Uplift: a ridge along x at 45% of the height of the map, its line wandering with noise, its
+    // rate varying by ±30% along it, merged with broad noise into an irregular massif; the
+    // lowlands keep lowland_uplift of the peak rate; all of it fades to 0 next to the edges.
     gorge::fbm_params<float> wander;
     wander.frequency = 2;
     wander.octaves = 3;
     gorge::fbm_params<float> strength;
     strength.frequency = 4;
     strength.octaves = 4;
+    gorge::fbm_params<float> massif;
+    massif.frequency = 2.5f;
+    massif.octaves = 5;
     const auto uplift_field = [&](glm::vec2 p) {
         const glm::vec2 u = p / map_extent;  // 0..1 across the map
-        const float line = 0.4f + 0.12f * gorge::fbm(glm::vec2(u.x, 0.5f), wander, 3u).x;
-        const float across = (u.y - line) / 0.22f;
-        const float ridge = std::exp(-across * across);
-        const float edge = std::min({u.x, 1.0f - u.x, u.y, 1.0f - u.y}) / 0.12f;
-        const float fade = std::clamp(edge, 0.0f, 1.0f);
-        const float vary = 1.0f + 0.3f * gorge::fbm(u, strength, 5u).x;
-        return peak_uplift * ridge * vary * fade * fade * (3.0f - 2.0f * fade);
+        const float line = 0.45f + 0.12f * gorge::fbm(glm::vec2(u.x, 0.5f), wander, 3u).x;
+        const float across = (u.y - line) / 0.3f;
+        const float ridge = std::exp(-across * across) * (1.0f + 0.3f * gorge::fbm(u, strength, 5u).x);
+        const float high = smoothstep01(0.55f * ridge + 0.8f * gorge::fbm(u, massif, 21u).x + 0.1f);
+        const float fade = smoothstep01(std::min({u.x, 1.0f - u.x, u.y, 1.0f - u.y}) / coast_width);
+        return peak_uplift * (lowland_uplift + (1.0f - lowland_uplift) * high) * fade;
     };
     const gorge::grid<float> uplift = gorge::sample_uplift<float>(size, size, cell, uplift_field);
 
-    // Start: a plain a few metres high with some roughness.
+    // Start: a plain a few metres high, rough down to the cell scale (fBm plus white noise).
     gorge::fbm_params<float> rough;
     rough.frequency = 16;
     rough.octaves = 5;
     gorge::grid<float> start(size, size);
     for (int y = 0; y < size; ++y)
         for (int x = 0; x < size; ++x)
-            start(x, y) = 5.0f + 5.0f * gorge::fbm(glm::vec2(float(x), float(y)) / float(size), rough, 9u).x;
+            start(x, y) = 5.0f + 5.0f * gorge::fbm(glm::vec2(float(x), float(y)) / float(size), rough, 9u).x +
+                          cell_noise * white_noise(std::uint32_t(x), std::uint32_t(y), 11u);
     const double t_setup = seconds_since(t);
 
     gorge::evolution_params<float> params;
     params.cell_size = cell;
     params.time_step = 2e4f;  // years
-    params.erodibility = 2e-5f;
+    params.erodibility = 1e-5f;
     params.area_exponent = 0.5f;
     params.slope_exponent = 1.0f;
-    params.diffusivity = 0.02f;
+    params.diffusivity = 0.3f;
     gorge::landscape_evolver<float> model(start.view(), params);
     model.set_uplift(uplift.view());
     gorge::evolution_options options;
@@ -156,7 +205,8 @@ int main(int argc, char** argv) {
     bool ok = gorge_example::write_rgb_png("mountains_evolved.png", size, size,
                                            render(evolved, cell, area, 1, top));
     ok = gorge_example::write_rgb_png("mountains_relief.png", out_size, out_size,
-                                      render(detailed, out_cell, area, scale, top)) && ok;
+                                      quantised(render(detailed, out_cell, area, scale, top), relief_levels)) &&
+         ok;
     ok = gorge_example::write_r16("mountains.r16", detailed.view(), {0.0f, top}) && ok;
     const double t_write = seconds_since(t);
 
