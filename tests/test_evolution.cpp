@@ -718,3 +718,84 @@ TEST_CASE("evolution: the one-pass stack and counts match the breadth-first stac
         CHECK_FALSE(d::evo_stack_and_count(topo, broken.data(), pending, stack, count.data()));
     }
 }
+
+TEST_CASE("evolution: the factored row and column solves match the line-by-line Thomas solves") {
+    // evo_solve_rows / evo_solve_columns with the factors of evo_factor_lines against
+    // evo_diffuse_open_line on every row and column, on a map with base-level cells and NaN
+    // no-data cells (which must stay NaN and must not leak into their neighbours).
+    namespace d = gorge::detail;
+    const std::ptrdiff_t w = 23, h = 19;
+    const double a = 0.7;
+    grid<double> map = random_map<double>(w, h, 10.0, 5u);
+    std::vector<std::uint8_t> kind(map.size(), d::evo_free);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const std::size_t i = std::size_t(y * w + x);
+            if (x == 0 || y + 1 == h || (x == 9 && y > 3 && y < 12)) kind[i] = d::evo_base;
+            if (x == 10 && y > 4 && y < 11) {
+                kind[i] = d::evo_void;
+                map.data()[i] = nan;
+            }
+        }
+    for (std::ptrdiff_t y = 4; y < 12; ++y) kind[std::size_t(y * w + 11)] = d::evo_base;
+    for (const bool rows : {true, false}) {
+        INFO((rows ? "rows" : "columns"));
+        std::vector<double> got(map.begin(), map.end()), expected = got, line, c;
+        // The reference solve multiplies no-data values by zero coefficients: give it zeros.
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            if (kind[i] == d::evo_void) expected[i] = 0.0;
+        const std::ptrdiff_t lines = rows ? h : w, len = rows ? w : h, stride = rows ? 1 : w;
+        for (std::ptrdiff_t l = 0; l < lines; ++l) {
+            const std::ptrdiff_t first = rows ? l * w : l;
+            line.resize(std::size_t(len));
+            c.resize(std::size_t(len));
+            std::vector<std::uint8_t> k(static_cast<std::size_t>(len));
+            for (std::ptrdiff_t j = 0; j < len; ++j) {
+                line[std::size_t(j)] = expected[std::size_t(first + j * stride)];
+                k[std::size_t(j)] = kind[std::size_t(first + j * stride)];
+            }
+            d::evo_diffuse_open_line(line.data(), k.data(), c.data(), std::size_t(len), a);
+            for (std::ptrdiff_t j = 0; j < len; ++j) expected[std::size_t(first + j * stride)] = line[std::size_t(j)];
+        }
+        d::evo_line_factors<double> fz;
+        d::evo_factor_lines(kind.data(), map.data(), w, h, rows, a, fz);
+        if (rows)
+            d::evo_solve_rows(got.data(), fz, w, 0, h);
+        else
+            d::evo_solve_columns(got.data(), fz, w, h, 0, w);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (kind[i] == d::evo_void) {
+                CHECK(std::isnan(got[i]));
+                continue;
+            }
+            REQUIRE(std::isfinite(got[i]));
+            CHECK(got[i] == Approx(expected[i]).epsilon(1e-12).margin(1e-12));
+            if (kind[i] == d::evo_base) CHECK(got[i] == map.data()[i]);  // unchanged, exactly
+        }
+    }
+}
+
+TEST_CASE("evolution: NaN no-data cells do not leak into the map through diffusion") {
+    // The zero coefficients of the identity rows next to no-data cells must not multiply a NaN:
+    // the data cells stay finite and the no-data cells keep their value.
+    const std::ptrdiff_t w = 12, h = 10;
+    grid<double> map(w, h);
+    const auto hole = [](std::ptrdiff_t x, std::ptrdiff_t y) { return x == 5 && y > 2 && y < 7; };
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x)
+            map(x, y) = hole(x, y) ? std::numeric_limits<double>::quiet_NaN() : 10.0 + double(x) + 0.5 * double(y);
+    evolution_params<double> p;
+    p.diffusivity = 100;
+    p.no_data = std::numeric_limits<double>::quiet_NaN();
+    landscape_evolver<double> model(map.view(), p);
+    model.run(3);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            INFO("cell " << x << ", " << y);
+            if (hole(x, y))
+                CHECK(std::isnan(model.heights()(x, y)));
+            else
+                CHECK(std::isfinite(model.heights()(x, y)));
+        }
+}

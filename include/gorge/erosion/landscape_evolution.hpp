@@ -653,17 +653,24 @@ private:
         line_out_.assign(lines, 0.0);
         // Rows.
         const std::ptrdiff_t rows = band_rows();
+        if (!topo_.wrap_x && row_factors_.m.empty())
+            detail::evo_factor_lines(topo_.kind.data(), h_.data(), width_, height_, true, a, row_factors_);
+        if (!topo_.wrap_y && column_factors_.m.empty())
+            detail::evo_factor_lines(topo_.kind.data(), h_.data(), width_, height_, false, a, column_factors_);
         detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
+            const std::ptrdiff_t y0 = b * rows, y1 = std::min(height_, (b + 1) * rows);
+            if (!topo_.wrap_x) {
+                detail::evo_solve_rows(h_.data(), row_factors_, width_, y0, y1);
+                for (std::ptrdiff_t y = y0; y < y1; ++y)
+                    line_out_[std::size_t(y)] = detail::evo_line_outflow(
+                        h_.data() + y * width_, topo_.kind.data() + y * width_, std::size_t(width_), 1, a);
+                return;
+            }
             detail::evo_line_scratch<T> s;
             s.resize(std::size_t(width_));
-            for (std::ptrdiff_t y = b * rows; y < std::min(height_, (b + 1) * rows); ++y) {
+            for (std::ptrdiff_t y = y0; y < y1; ++y) {
                 T* row = h_.data() + y * width_;
                 const std::uint8_t* kind = topo_.kind.data() + y * width_;
-                if (!topo_.wrap_x) {
-                    line_out_[std::size_t(y)] =
-                        detail::evo_diffuse_open_line(row, kind, s.c.data(), std::size_t(width_), a);
-                    continue;
-                }
                 std::copy(row, row + width_, s.value.begin());
                 std::copy(kind, kind + width_, s.kind.begin());
                 line_out_[std::size_t(y)] = detail::evo_diffuse_line(s, std::size_t(width_), a, true);
@@ -672,12 +679,12 @@ private:
         });
         if (!topo_.wrap_y) {
             // Columns: all at once, row by row, in strips of columns (one per thread at most).
-            diffusion_c_.resize(h_.size());
             const std::ptrdiff_t strips = (width_ + column_strip - 1) / column_strip;
             detail::evo_for_pieces(threads, strips, [&](std::ptrdiff_t b) {
                 const std::ptrdiff_t x0 = b * column_strip, x1 = std::min(width_, x0 + column_strip);
-                detail::evo_diffuse_columns(h_.data(), topo_.kind.data(), diffusion_c_.data(), width_, height_, x0, x1,
-                                            a, line_out_.data() + height_ + x0);
+                detail::evo_solve_columns(h_.data(), column_factors_, width_, height_, x0, x1);
+                detail::evo_columns_outflow(h_.data(), topo_.kind.data(), width_, height_, x0, x1, a,
+                                            line_out_.data() + height_ + x0);
             });
             double out = 0;
             for (const double v : line_out_) out += v;
@@ -724,7 +731,9 @@ private:
     std::ptrdiff_t width_ = 0, height_ = 0;
     double elapsed_ = 0;
     detail::evo_topology topo_;
-    std::vector<T> h_, uplift_, diffusion_c_;
+    std::vector<T> h_, uplift_;
+    /// LU factors of the open row and column solves (made by the first diffusion step).
+    detail::evo_line_factors<T> row_factors_, column_factors_;
     std::vector<evo_index_t> rcv_, pending_, stack_;
     std::vector<std::uint8_t> code_, lake_;
     std::vector<std::uint32_t> count_;

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -213,6 +214,22 @@ double evo_diffuse_open_line(T* v, const std::uint8_t* k, T* c, std::size_t len,
     return out;
 }
 
+/// Height (× cells) that flowed into base-level cells down each solved column x0..x1 of a
+/// row-major map, added into out[x - x0] (read row by row).
+template <class T>
+void evo_columns_outflow(const T* h, const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdiff_t height,
+                         std::ptrdiff_t x0, std::ptrdiff_t x1, T a, double* out) {
+    for (std::ptrdiff_t y = 0; y < height; ++y) {
+        const std::uint8_t* k = kind + y * width;
+        const T* row = h + y * width;
+        for (std::ptrdiff_t x = x0; x < x1; ++x) {
+            if (k[x] != evo_free) continue;
+            if (y > 0 && k[x - width] == evo_base) out[x - x0] += double(a) * (double(row[x]) - double(row[x - width]));
+            if (y + 1 < height && k[x + width] == evo_base)
+                out[x - x0] += double(a) * (double(row[x]) - double(row[x + width]));
+        }
+    }
+}
 /// The same solve down the columns x0..x1 of a row-major map (closed ends at the first and
 /// last row), all columns at once row by row so the inner loops run along rows. c is scratch
 /// of the map's size. Adds each column's outflow into out[x - x0].
@@ -244,14 +261,134 @@ void evo_diffuse_columns(T* h, const std::uint8_t* kind, T* c, std::ptrdiff_t wi
         const T* cr = c + y * width;
         for (std::ptrdiff_t x = x0; x < x1; ++x) row[x] -= cr[x] * down[x];
     }
-    for (std::ptrdiff_t y = 0; y < height; ++y) {
-        const std::uint8_t* k = kind + y * width;
-        const T* row = h + y * width;
+    evo_columns_outflow(h, kind, width, height, x0, x1, a, out);
+}
+
+/// Height (× cells) that flowed into base-level cells along a solved contiguous line v[0..len)
+/// with kinds k, line stride `stride`: a·(v_free - v_base) over every free/base pair.
+template <class T>
+double evo_line_outflow(const T* v, const std::uint8_t* k, std::size_t len, std::ptrdiff_t stride, T a) {
+    double out = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+        const std::ptrdiff_t i = std::ptrdiff_t(j) * stride;
+        if (k[i] != evo_free) continue;
+        if (j > 0 && k[i - stride] == evo_base) out += double(a) * (double(v[i]) - double(v[i - stride]));
+        if (j + 1 < len && k[i + stride] == evo_base) out += double(a) * (double(v[i]) - double(v[i + stride]));
+    }
+    return out;
+}
+
+/// The LU factors of every open (non-periodic) line solve along one axis of a map, which stay
+/// the same from step to step (fixed a, fixed cell kinds, base-level heights that never change):
+/// the forward sweep is x_j = v_j·m_j + f_j - l_j·x_(j-1) (m = 1/pivot, f the base-level
+/// neighbours' a·height over the pivot, l = lower/pivot) and the backward one
+/// x_j -= c_j·x_(j+1) (c = upper/pivot). Identity rows (base-level and no-data cells) have
+/// m = 1 and f = l = c = 0. Indexed like the map.
+template <class T>
+struct evo_line_factors {
+    std::vector<T> m, f, l, c;
+};
+
+/// Factors of the lines along x (rows, when `rows`) or along y (columns) of a width × height
+/// map with kinds `kind` and heights h (for the base-level neighbours), diffusion number a.
+template <class T>
+void evo_factor_lines(const std::uint8_t* kind, const T* h, std::ptrdiff_t width, std::ptrdiff_t height, bool rows,
+                      T a, evo_line_factors<T>& out) {
+    const std::size_t n = std::size_t(width) * std::size_t(height);
+    out.m.assign(n, T(1));
+    out.f.assign(n, T(0));
+    out.l.assign(n, T(0));
+    out.c.assign(n, T(0));
+    const std::ptrdiff_t lines = rows ? height : width, len = rows ? width : height;
+    const std::ptrdiff_t stride = rows ? 1 : width;
+    for (std::ptrdiff_t line = 0; line < lines; ++line) {
+        const std::ptrdiff_t first = rows ? line * width : line;
+        T prev_c = T(0);
+        for (std::ptrdiff_t j = 0; j < len; ++j) {
+            const std::ptrdiff_t i = first + j * stride;
+            const auto ui = std::size_t(i);
+            const bool hp = j > 0, hn = j + 1 < len;
+            // v = 0: the right-hand side left is the base-level neighbours' share.
+            const evo_row_eq<T> e = evo_equation<T>(
+                kind[ui], hp, hp ? kind[ui - std::size_t(stride)] : std::uint8_t(evo_void),
+                hp ? h[ui - std::size_t(stride)] : T(0), hn, hn ? kind[ui + std::size_t(stride)] : std::uint8_t(evo_void),
+                hn ? h[ui + std::size_t(stride)] : T(0), T(0), a);
+            if (kind[ui] != evo_free) {
+                prev_c = T(0);
+                continue;
+            }
+            const T pivot = e.diag - e.lower * prev_c;
+            prev_c = e.upper / pivot;
+            out.m[ui] = T(1) / pivot;
+            out.f[ui] = e.rhs / pivot;
+            out.l[ui] = e.lower / pivot;
+            out.c[ui] = prev_c;
+        }
+    }
+}
+
+/// Rows [y0, y1) of a row-major map solved with their factors (fz), in place. Rows are solved
+/// `evo_row_batch` at a time, interleaved, so their recurrences overlap. A coefficient of 0
+/// never multiplies a neighbour (no-data values may be NaN or infinite).
+constexpr std::ptrdiff_t evo_row_batch = 2;
+template <class T>
+void evo_solve_rows(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, std::ptrdiff_t y0, std::ptrdiff_t y1) {
+    const T* m = fz.m.data();
+    const T* f = fz.f.data();
+    const T* l = fz.l.data();
+    const T* c = fz.c.data();
+    for (std::ptrdiff_t yb = y0; yb < y1; yb += evo_row_batch) {
+        const std::ptrdiff_t nr = std::min(evo_row_batch, y1 - yb);
+        T x[evo_row_batch] = {};
+        for (std::ptrdiff_t j = 0; j < width; ++j)
+            for (std::ptrdiff_t r = 0; r < nr; ++r) {
+                const std::size_t i = std::size_t((yb + r) * width + j);
+                const T lower = l[i];
+                const T carried = lower != T(0) ? lower * x[r] : T(0);
+                x[r] = h[i] * m[i] + f[i] - carried;
+                h[i] = x[r];
+            }
+        for (std::ptrdiff_t j = width - 1; j-- > 0;)
+            for (std::ptrdiff_t r = 0; r < nr; ++r) {
+                const std::size_t i = std::size_t((yb + r) * width + j);
+                const T upper = c[i];
+                if (upper != T(0)) h[i] -= upper * h[i + 1];
+            }
+    }
+}
+
+/// Columns [x0, x1) of a row-major map solved with their factors (fz), in place, all columns at
+/// once row by row (contiguous, vectorisable).
+template <class T>
+void evo_solve_columns(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, std::ptrdiff_t height,
+                       std::ptrdiff_t x0, std::ptrdiff_t x1) {
+    const T* m = fz.m.data();
+    const T* f = fz.f.data();
+    const T* l = fz.l.data();
+    const T* c = fz.c.data();
+    for (std::ptrdiff_t x = x0; x < x1; ++x) {
+        const std::size_t i = std::size_t(x);
+        h[i] = h[i] * m[i] + f[i];
+    }
+    for (std::ptrdiff_t y = 1; y < height; ++y) {
+        T* row = h + y * width;
+        const T* up = row - width;
+        const std::size_t o = std::size_t(y * width);
         for (std::ptrdiff_t x = x0; x < x1; ++x) {
-            if (k[x] != evo_free) continue;
-            if (y > 0 && k[x - width] == evo_base) out[x - x0] += double(a) * (double(row[x]) - double(row[x - width]));
-            if (y + 1 < height && k[x + width] == evo_base)
-                out[x - x0] += double(a) * (double(row[x]) - double(row[x + width]));
+            const std::size_t i = o + std::size_t(x);
+            const T lower = l[i];
+            const T carried = lower != T(0) ? lower * up[x] : T(0);
+            row[x] = row[x] * m[i] + f[i] - carried;
+        }
+    }
+    for (std::ptrdiff_t y = height - 1; y-- > 0;) {
+        T* row = h + y * width;
+        const T* down = row + width;
+        const std::size_t o = std::size_t(y * width);
+        for (std::ptrdiff_t x = x0; x < x1; ++x) {
+            const T upper = c[o + std::size_t(x)];
+            const T carried = upper != T(0) ? upper * down[x] : T(0);
+            row[x] -= carried;
         }
     }
 }
