@@ -341,8 +341,14 @@ gorge::io::heightmap read_input(const std::string& path) {
 }
 
 void add_grid_io(CLI::App& app, grid_io_options& o) {
-    app.add_option("IN", o.input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
-    app.add_option("OUT", o.output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
+    app.add_option("IN", o.input,
+                   "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters; fill and thermal keep a raster's "
+                   "no-data cells as no-data, droplets refuses them)")
+        ->required();
+    app.add_option("OUT", o.output,
+                   "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF); no-data "
+                   "cells: .tif no-data value (and the input's geotransform), .exr the value itself, .png/.r16 code 0 "
+                   "(the range covers the data cells)")
         ->required();
     add_preview_option(app, o.preview);
     app.add_flag("--progress", o.progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
