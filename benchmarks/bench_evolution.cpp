@@ -6,7 +6,8 @@
 // keeps making small pits, so depression routing runs every step.
 // Each iteration runs `timed_steps` full steps (uplift, receivers, depression routing where
 // sinks exist, stack, accumulation, implicit stream power, implicit diffusion);
-// items_per_second is cell-steps per second. Counters: seconds per step of each stage.
+// items_per_second is cell-steps per second. Counters: seconds per step of each stage
+// (s_accumulation stays 0: the drainage area is counted in the stack pass, s_stack).
 //   evolution/side:S/threads:N     N threads (same result for every N)
 //   evolution_n2/side:1024         n = 2 (Newton)
 #include <algorithm>

@@ -31,8 +31,12 @@
 //      that visit only the lakes and their rims (each group of basins floods from its sinks in
 //      height order until it meets its lowest pass); only where that fails (never on a checked
 //      map) the whole basin graph is built. Without sinks nothing of this runs;
-//   4. the stack: every cell after its receiver (breadth-first from the base level over the
-//      donor lists, O(n)), and A by accumulation in reverse stack order;
+//   4. the stack: every cell after its receiver, and A, in one O(n) pass without donor lists:
+//      each cell whose donors are all done (at first those without donors, in index order) adds
+//      its count to its receiver and goes on the stack from its end, and the walk follows the
+//      receivers downstream while it completes them (Kahn's topological order, leaves first;
+//      its walks stay near each other in memory). Any order with receivers first gives the same
+//      counts and the same stream power solve;
 //   5. stream power, implicit (Braun & Willett, "A very efficient O(n), implicit and parallel
 //      method to solve the stream power equation governing fluvial incision and landscape
 //      evolution", Geomorphology 180–181, 2013), cells in stack order so each receiver is final
@@ -44,7 +48,10 @@
 //      no step inverts a slope;
 //   6. hillslope diffusion (D > 0), implicit: backward Euler along every row, then along every
 //      column (locally one-dimensional splitting), each line a tridiagonal solve (Thomas), or a
-//      cyclic one (Sherman–Morrison) for a periodic line without base-level cells.
+//      cyclic one (Sherman–Morrison) for a periodic line without base-level cells. The factors
+//      of the non-periodic lines (which depend on dt, D, cell_size and the cell kinds only) are
+//      made once by the first diffusion step; each step then runs one forward and one backward
+//      sweep per line, columns all at once row by row;
 //
 // Guarantees:
 //   - Unconditionally stable: every stage is implicit. Stream power only moves a cell between its
@@ -78,14 +85,17 @@
 // The routing is D8, so rivers run along 8 directions and drainage areas carry D8's grid
 // artefacts; the erosion is detachment-limited (no sediment deposition, no transport capacity).
 //
-// Memory: about 3·sizeof(T) + 36 bytes per cell (heights, an uplift grid when set, diffusion
-// scratch, receivers, directions, counts, donor lists, stack, basin labels and marks): 48 bytes
-// per cell for float, 800 MB at 4096², plus 12 bytes per cell if the global basin graph is ever
+// Memory: about 2·sizeof(T) + 32 bytes per cell (heights, an uplift grid when set, receivers,
+// directions, counts, pending donors, stack, basin labels and marks): 40 bytes per cell for
+// float; with diffusion 4·sizeof(T) more per non-periodic axis (its line factors): 72 bytes per
+// cell for float, 1.2 GB at 4096²; plus 12 bytes per cell if the global basin graph is ever
 // built, and one line of scratch per thread.
-// Speed: O(n) per step. On one core of a server CPU, float, 1024², a formed landscape with
-// diffusion (whose steps keep making small pits): about 14 M cell-steps/s, 24 M without
-// diffusion (no pits); depression routing then costs a few percent. Early steps on a rough start
-// with lakes over a quarter of the map run at 6-9 M. See benchmarks/bench_evolution.cpp.
+// Speed: O(n) per step. On one core of a server CPU (Xeon), float, 1024², a formed landscape
+// with diffusion (whose steps keep making small pits): about 23 M cell-steps/s (44 ms per step),
+// 34 M without diffusion (no pits); depression routing then costs a few percent. The cost per
+// cell outside depression routing is flat from 1024² to 4096² (about 41 ns); early steps on a
+// rough start, with lakes over a quarter of the map, are several times slower (depression
+// routing dominates). See benchmarks/bench_evolution.cpp.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -217,8 +227,8 @@ struct evolution_timings {
     double uplift = 0;         ///< uplift, and the run's bookkeeping
     double receivers = 0;      ///< steepest-descent receivers
     double depressions = 0;    ///< basin tree, carving and lake cells (steps with sinks)
-    double stack = 0;          ///< donor lists and stack
-    double accumulation = 0;   ///< drainage area
+    double stack = 0;          ///< stack and drainage area (one pass)
+    double accumulation = 0;   ///< 0: the drainage area is counted in `stack` (same pass)
     double stream_power = 0;   ///< the implicit solve
     double diffusion = 0;      ///< rows and columns
     double total() const {

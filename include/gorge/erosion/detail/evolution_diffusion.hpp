@@ -230,40 +230,6 @@ void evo_columns_outflow(const T* h, const std::uint8_t* kind, std::ptrdiff_t wi
         }
     }
 }
-/// The same solve down the columns x0..x1 of a row-major map (closed ends at the first and
-/// last row), all columns at once row by row so the inner loops run along rows. c is scratch
-/// of the map's size. Adds each column's outflow into out[x - x0].
-template <class T>
-void evo_diffuse_columns(T* h, const std::uint8_t* kind, T* c, std::ptrdiff_t width, std::ptrdiff_t height,
-                         std::ptrdiff_t x0, std::ptrdiff_t x1, T a, double* out) {
-    for (std::ptrdiff_t y = 0; y < height; ++y) {
-        const bool hp = y > 0, hn = y + 1 < height;
-        T* row = h + y * width;
-        const T* up = hp ? row - width : row;
-        const T* down = hn ? row + width : row;
-        const std::uint8_t* k = kind + y * width;
-        const std::uint8_t* ku = hp ? k - width : k;
-        const std::uint8_t* kd = hn ? k + width : k;
-        T* cr = c + y * width;
-        const T* cu = hp ? cr - width : cr;
-        for (std::ptrdiff_t x = x0; x < x1; ++x) {
-            const evo_row_eq<T> e = evo_equation<T>(k[x], hp, ku[x], up[x], hn, kd[x], down[x], row[x], a);
-            const T pc = hp ? cu[x] : T(0), pd = hp ? up[x] : T(0);
-            const T denom = e.diag - e.lower * pc;
-            cr[x] = e.upper / denom;
-            row[x] = (e.rhs - e.lower * pd) / denom;
-        }
-    }
-    // Back substitution, then the flux into base-level cells (their values are unchanged).
-    for (std::ptrdiff_t y = height - 1; y-- > 0;) {
-        T* row = h + y * width;
-        const T* down = row + width;
-        const T* cr = c + y * width;
-        for (std::ptrdiff_t x = x0; x < x1; ++x) row[x] -= cr[x] * down[x];
-    }
-    evo_columns_outflow(h, kind, width, height, x0, x1, a, out);
-}
-
 /// Height (× cells) that flowed into base-level cells along a solved contiguous line v[0..len)
 /// with kinds k, line stride `stride`: a·(v_free - v_base) over every free/base pair.
 template <class T>
