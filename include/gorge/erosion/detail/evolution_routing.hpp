@@ -207,26 +207,14 @@ inline void evo_walk_up(const std::vector<evo_index>& donor_start, const std::ve
     }
 }
 
-/// The stack: every data cell, each receiver before its donors (breadth-first from the
-/// base-level cells in index order). Returns false when some data cell was not reached (its
-/// receivers end in a sink or a cycle), which the routing rules out.
-inline bool evo_build_stack(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& donor_start,
-                            std::vector<evo_index>& donors, std::vector<evo_index>& stack) {
-    const std::size_t n = topo.cells();
-    evo_build_donors(n, rcv, donor_start, donors, stack);
-    stack.assign(topo.base_cells.begin(), topo.base_cells.end());
-    evo_walk_up(donor_start, donors, stack, 0);
-    return stack.size() == topo.data_cells;
-}
-
 /// The stack and the upstream cell counts in one pass, without donor lists: every cell whose
 /// donors are all done (at first the cells without donors, in index order) is put on the stack
 /// from its end backwards and adds its count to its receiver, and the walk follows the
 /// receivers downstream while it completes them (a leaf-to-root topological order, Kahn's
 /// algorithm, whose walks stay near each other in memory). stack then lists every data cell,
-/// each receiver before its donors (a different order than evo_build_stack's breadth-first one,
-/// equally valid: any such order gives the same counts, and the same stream power solve since
-/// each cell's update reads only its receiver's final height); count as evo_accumulate's.
+/// each receiver before its donors (any such order gives the same counts, and the same stream
+/// power solve since each cell's update reads only its receiver's final height); count[c] is the
+/// number of cells whose water passes through c, c included (0 for no-data cells).
 /// `pending` is scratch (one entry per cell). Returns false when some data cell was not reached
 /// (its receivers end in a cycle, or in a free cell that is its own receiver).
 inline bool evo_stack_and_count(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& pending,
@@ -660,18 +648,6 @@ bool evo_route_depressions(const evo_topology& topo, const T* h, evo_index* rcv,
     evo_carve(topo, rcv, code, dep);
     for (const evo_index c : dep.lakes) lake[c] = 1;
     return local;
-}
-
-/// Upstream cell counts (the cell itself included; 0 for no-data cells) in reverse stack order.
-inline void evo_accumulate(const evo_topology& topo, const std::vector<evo_index>& stack, const evo_index* rcv,
-                           std::uint32_t* count) {
-    std::fill(count, count + topo.cells(), std::uint32_t(1));
-    for (const evo_index c : topo.void_cells) count[c] = 0;
-    for (std::size_t s = stack.size(); s-- > 0;) {
-        const evo_index c = stack[s];
-        const evo_index r = rcv[c];
-        if (r != c) count[r] += count[c];
-    }
 }
 
 }  // namespace detail
