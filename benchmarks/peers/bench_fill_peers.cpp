@@ -1,0 +1,155 @@
+// Depression filling next to RichDEM, one thread, one process, cells per second:
+//   gorge_fill/M/N                  gorge::fill_depressions (Priority-Flood+, flat lakes)
+//   richdem_wei2018/M/N             RichDEM's PriorityFlood_Wei2018 (the same surface)
+//   gorge_fill_epsilon/M/N          gorge::fill_depressions_epsilon (every cell drains)
+//   richdem_barnes2014_epsilon/M/N  RichDEM's PriorityFloodEpsilon_Barnes2014<D8>
+// M: 0 = fBm plus white noise (about half the cells in depressions), 1 = the fBm alone (see
+// drainage_maps.hpp); N: the map's side (1024, 4096 or 8192). Each iteration fills a fresh copy of
+// the map (the copy is not timed).
+// Before the first timing of a map, the results are checked once: the two plain fills must agree
+// cell for cell, and on both epsilon fills every cell off the map edge must have a strictly lower
+// D8 neighbour (so a strictly descending path leads from every cell to the edge). A failed check
+// stops the benchmark with an error.
+// Run with --benchmark_enable_random_interleaving=true --benchmark_repetitions=N so that the
+// contenders alternate over time (this machine's speed drifts), and compare medians.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <benchmark/benchmark.h>
+
+#include <richdem/depressions/Barnes2014.hpp>
+#include <richdem/depressions/Wei2018.hpp>
+
+#include <gorge/drainage/depression_fill.hpp>
+
+#include "drainage_maps.hpp"
+
+namespace {
+
+const gorge::grid<float>& fill_map(std::int64_t kind, std::int64_t side) {
+    return kind == 0 ? gorge_bench::pitted_map(side) : gorge_bench::smooth_map(side);
+}
+
+/// RichDEM's raster of the same heights. Its no-data value is set to -infinity, which no cell holds.
+richdem::Array2D<float> richdem_copy(const gorge::grid<float>& g) {
+    richdem::Array2D<float> a(static_cast<std::int32_t>(g.width()), static_cast<std::int32_t>(g.height()), 0.0f);
+    a.setNoData(-std::numeric_limits<float>::infinity());
+    std::memcpy(a.data(), g.data(), g.size() * sizeof(float));
+    return a;
+}
+
+/// True when every cell off the map edge has a strictly lower D8 neighbour.
+bool drains_everywhere(const float* z, std::ptrdiff_t w, std::ptrdiff_t h) {
+    for (std::ptrdiff_t y = 1; y + 1 < h; ++y)
+        for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
+            const float c = z[y * w + x];
+            bool lower = false;
+            for (std::ptrdiff_t dy = -1; dy <= 1 && !lower; ++dy)
+                for (std::ptrdiff_t dx = -1; dx <= 1 && !lower; ++dx)
+                    lower = z[(y + dy) * w + x + dx] < c;
+            if (!lower) return false;
+        }
+    return true;
+}
+
+/// The check described at the top, once per map; returns an empty string or what failed.
+const std::string& check_once(std::int64_t kind, std::int64_t side) {
+    static std::map<std::pair<std::int64_t, std::int64_t>, std::string> done;
+    const auto key = std::make_pair(kind, side);
+    auto it = done.find(key);
+    if (it != done.end()) return it->second;
+    const gorge::grid<float>& original = fill_map(kind, side);
+    std::string failure;
+    {
+        gorge::grid<float> g = original;
+        gorge::fill_depressions(g);
+        richdem::Array2D<float> r = richdem_copy(original);
+        richdem::PriorityFlood_Wei2018(r);
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < g.size(); ++i) differ += g.data()[i] != r.data()[i] ? 1u : 0u;
+        if (differ != 0) failure += "plain fills differ in " + std::to_string(differ) + " cells; ";
+    }
+    {
+        gorge::grid<float> g = original;
+        gorge::fill_depressions_epsilon(g);
+        if (!drains_everywhere(g.data(), g.width(), g.height())) failure += "gorge epsilon fill leaves an undrained cell; ";
+        richdem::Array2D<float> r = richdem_copy(original);
+        richdem::PriorityFloodEpsilon_Barnes2014<richdem::Topology::D8>(r);
+        if (!drains_everywhere(r.data(), g.width(), g.height())) failure += "RichDEM epsilon fill leaves an undrained cell; ";
+    }
+    return done.emplace(key, failure).first->second;
+}
+
+template <class Fill>
+void run_gorge(benchmark::State& state, Fill&& fill) {
+    const std::string& failure = check_once(state.range(0), state.range(1));
+    if (!failure.empty()) {
+        state.SkipWithError(failure.c_str());
+        return;
+    }
+    const gorge::grid<float>& original = fill_map(state.range(0), state.range(1));
+    gorge::grid<float> work = original;
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::memcpy(work.data(), original.data(), original.size() * sizeof(float));
+        state.ResumeTiming();
+        fill(work);
+        benchmark::DoNotOptimize(work.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * std::int64_t(original.size()));
+}
+
+template <class Fill>
+void run_richdem(benchmark::State& state, Fill&& fill) {
+    const std::string& failure = check_once(state.range(0), state.range(1));
+    if (!failure.empty()) {
+        state.SkipWithError(failure.c_str());
+        return;
+    }
+    const gorge::grid<float>& original = fill_map(state.range(0), state.range(1));
+    richdem::Array2D<float> work = richdem_copy(original);
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::memcpy(work.data(), original.data(), original.size() * sizeof(float));
+        state.ResumeTiming();
+        fill(work);
+        benchmark::DoNotOptimize(work.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * std::int64_t(original.size()));
+}
+
+void gorge_fill(benchmark::State& state) {
+    run_gorge(state, [](gorge::grid<float>& g) { gorge::fill_depressions(g); });
+}
+void richdem_wei2018(benchmark::State& state) {
+    run_richdem(state, [](richdem::Array2D<float>& a) { richdem::PriorityFlood_Wei2018(a); });
+}
+void gorge_fill_epsilon(benchmark::State& state) {
+    run_gorge(state, [](gorge::grid<float>& g) { gorge::fill_depressions_epsilon(g); });
+}
+void richdem_barnes2014_epsilon(benchmark::State& state) {
+    run_richdem(state, [](richdem::Array2D<float>& a) {
+        richdem::PriorityFloodEpsilon_Barnes2014<richdem::Topology::D8>(a);
+    });
+}
+
+void fill_sizes(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"map", "side"});
+    for (std::int64_t kind : {0, 1})
+        for (std::int64_t side : {1024, 4096, 8192}) b->Args({kind, side});
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+BENCHMARK(gorge_fill)->Apply(fill_sizes);
+BENCHMARK(richdem_wei2018)->Apply(fill_sizes);
+BENCHMARK(gorge_fill_epsilon)->Apply(fill_sizes);
+BENCHMARK(richdem_barnes2014_epsilon)->Apply(fill_sizes);
+
+}  // namespace
