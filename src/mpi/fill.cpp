@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <queue>
@@ -154,119 +155,217 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     }
 }
 
-/// Per tile, on the root: its perimeter (filled heights = original heights, labels).
-template <class T>
-struct perimeter {
-    std::vector<T> z;
-    std::vector<label_t> label;  // local labels; no_label = no data
-    std::vector<edge<T>> edges;
-    bool received = false;
+/// Kind of a perimeter cell in the root's graph.
+enum node_kind : std::uint8_t {
+    own_label = 0,   // starts its own watershed (a node of the spill graph)
+    outside_kind = 1,  // an outlet of the whole map: water leaves there (spill level -infinity)
+    no_data_kind = 2,  // no data: not part of the graph
 };
 
-/// The root's part: joins the tiles' spill graphs and solves every label's spill level.
-/// Returns, per tile, the spill level of each perimeter label (index = perimeter number).
-template <class T>
-std::vector<std::vector<T>> solve_spill_levels(const tile_layout& layout, std::vector<perimeter<T>>& tiles,
-                                               tiled_fill_stats& stats) {
-    const int count = layout.tile_count();
-    std::vector<std::uint64_t> base(static_cast<std::size_t>(count) + 1, 1);  // node 0 = outside
-    for (int t = 0; t < count; ++t) {
-        const tile_rect r = layout.tile(t);
-        base[static_cast<std::size_t>(t) + 1] = base[static_cast<std::size_t>(t)] + perimeter_count(r.width, r.height);
+/// Node numbers of the root's graph: one per perimeter cell of every tile (tile t's cells are
+/// base[t] .. base[t + 1] - 1, in perimeter order). The gathered messages hold at least 8 bytes
+/// per perimeter cell and stay below 2^31 bytes, so 32 bits number them.
+using node_t = std::uint32_t;
+
+/// Perimeter cell p of a w x h tile: its tile coordinates (inverse of perimeter_index).
+inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, std::ptrdiff_t& x, std::ptrdiff_t& y) {
+    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(p);
+    if (h == 1 || i < w) {
+        x = i, y = 0;
+        return;
     }
-    const std::uint64_t nodes = base.back();
-    auto node = [&](int t, label_t l) -> std::uint64_t {
-        return l == outside_label ? 0 : base[static_cast<std::size_t>(t)] + (l - 1);
-    };
-    struct link {
-        std::uint64_t a, b;
-        T level;
-    };
-    std::vector<link> links;
-    for (int t = 0; t < count; ++t)
-        for (const edge<T>& e : tiles[static_cast<std::size_t>(t)].edges) links.push_back({node(t, e.a), node(t, e.b), e.level});
-    // Joins across tile borders (8-connected: corners meet diagonal tiles too), and the border
-    // cells next to a no-data cell of another tile, which are outlets.
-    for (int t = 0; t < count; ++t) {
-        const tile_rect r = layout.tile(t);
-        const perimeter<T>& p = tiles[static_cast<std::size_t>(t)];
-        for_each_perimeter_cell(r.width, r.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
-            const std::size_t pi = perimeter_index(x, y, r.width, r.height);
-            const label_t l = p.label[pi];
-            if (l == no_label) return;
-            const std::uint64_t a = node(t, l);
-            const T za = p.z[pi];
-            for (int k = 0; k < d8_neighbours; ++k) {
-                const std::ptrdiff_t gx = r.x + x + d8_dx[k], gy = r.y + y + d8_dy[k];
-                if (gx < 0 || gy < 0 || gx >= layout.map_width || gy >= layout.map_height) continue;
-                const int u = layout.tile_at(gx, gy);
-                if (u == t) continue;
-                const tile_rect s = layout.tile(u);
-                const std::size_t qi = perimeter_index(gx - s.x, gy - s.y, s.width, s.height);
-                const perimeter<T>& q = tiles[static_cast<std::size_t>(u)];
-                const label_t m = q.label[qi];
-                if (m == no_label) {
-                    if (a != 0) links.push_back({a, 0, za});
-                } else if (u > t) {  // each pair once
-                    const std::uint64_t b = node(u, m);
-                    if (a != b) links.push_back({a, b, std::max(za, q.z[qi])});
+    const std::ptrdiff_t side = w == 1 ? 1 : 2;
+    const std::ptrdiff_t middle = (h - 2) * side;
+    if (i < w + middle) {
+        const std::ptrdiff_t j = i - w;
+        y = 1 + j / side;
+        x = j % side == 0 ? 0 : w - 1;
+        return;
+    }
+    x = i - w - middle, y = h - 1;
+}
+
+/// Bytes the root's spill graph takes, as tiled_fill_options::memory_cap counts it (fill.hpp).
+template <class T>
+std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edges, std::uint64_t tiles) {
+    return perimeter_cells * (6 * sizeof(T) + 22) + inner_edges * (3 * sizeof(T) + 16) + tiles * 20;
+}
+
+/// The root's part: the spill graph of all tiles, and the spill level of every perimeter label.
+/// The graph is kept lean (O(perimeter cells) memory, a few bytes each): the joins across tile
+/// borders are not stored but found from the layout when a node is reached.
+template <class T>
+class spill_graph {
+public:
+    /// Reads the gathered perimeter messages (and releases them).
+    spill_graph(const tile_layout& layout, std::vector<unsigned char>& all) : layout_(layout) {
+        const int count = layout.tile_count();
+        base_.assign(static_cast<std::size_t>(count) + 1, 0);
+        for (int t = 0; t < count; ++t) {
+            const tile_rect r = layout.tile(t);
+            base_[static_cast<std::size_t>(t) + 1] = base_[static_cast<std::size_t>(t)] + perimeter_count(r.width, r.height);
+        }
+        const std::uint64_t nodes = base_.back();
+        if (nodes >= std::numeric_limits<node_t>::max())
+            throw std::runtime_error("gorge::mpi: more than 2^32 - 2 perimeter cells (use larger tiles)");
+        z_.resize(nodes);
+        kind_.assign(nodes, no_data_kind);
+        level_.assign(nodes, std::numeric_limits<T>::infinity());
+        first_.assign(nodes + 1, 0);
+        // Pass 1: perimeters, tile numbers, degrees of the edges inside tiles.
+        std::vector<std::uint8_t> received(static_cast<std::size_t>(count), 0);
+        struct section {
+            std::size_t offset;  // of the tile's edges in `all`
+            int tile;
+            std::uint64_t edges;
+        };
+        std::vector<section> edge_sections;
+        {
+            reader in{all.data(), all.data() + all.size()};
+            while (in.p != in.end) {
+                const int t = in.get<std::int32_t>();
+                if (t < 0 || t >= count || received[static_cast<std::size_t>(t)])
+                    throw std::runtime_error("gorge::mpi: malformed perimeter message (tile number)");
+                received[static_cast<std::size_t>(t)] = 1;
+                const std::uint64_t edges = in.get<std::uint64_t>();
+                const std::uint64_t b = base_[static_cast<std::size_t>(t)], n = base_[static_cast<std::size_t>(t) + 1] - b;
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    const label_t l = in.get<label_t>();
+                    z_[b + i] = in.get<T>();
+                    if (l == outside_label)
+                        kind_[b + i] = outside_kind;
+                    else if (l == no_label)
+                        kind_[b + i] = no_data_kind;
+                    else if (l == 1 + i)
+                        kind_[b + i] = own_label;
+                    else
+                        throw std::runtime_error("gorge::mpi: malformed perimeter message (label)");
+                }
+                edge_sections.push_back({static_cast<std::size_t>(in.p - all.data()), t, edges});
+                for (std::uint64_t i = 0; i < edges; ++i) {
+                    const label_t a = in.get<label_t>(), c = in.get<label_t>();
+                    const T level = in.get<T>();
+                    if (a >= c || c > n) throw std::runtime_error("gorge::mpi: malformed perimeter message (edge)");
+                    ++inner_edges_;
+                    if (a == outside_label) {  // c drains outside at `level`
+                        T& lc = level_[b + c - 1];
+                        lc = std::min(lc, level);
+                    } else {
+                        ++first_[b + a], ++first_[b + c];  // degree, at index node + 1
+                    }
                 }
             }
-        });
-    }
-    stats.labels = nodes;
-    stats.graph_edges = links.size();
-    // Adjacency in compressed rows.
-    std::vector<std::uint64_t> first(nodes + 1, 0);
-    for (const link& e : links) ++first[e.a + 1], ++first[e.b + 1];
-    for (std::uint64_t i = 0; i < nodes; ++i) first[i + 1] += first[i];
-    std::vector<std::pair<std::uint64_t, T>> adj(links.size() * 2);
-    {
-        std::vector<std::uint64_t> fill(first.begin(), first.end() - 1);
-        for (const link& e : links) {
-            adj[fill[e.a]++] = {e.b, e.level};
-            adj[fill[e.b]++] = {e.a, e.level};
+            for (int t = 0; t < count; ++t)
+                if (!received[static_cast<std::size_t>(t)])
+                    throw std::runtime_error("gorge::mpi: no perimeter received for tile " + std::to_string(t));
         }
-    }
-    links.clear();
-    links.shrink_to_fit();
-    // Priority-Flood over the label graph: the spill level of a label is the lowest, over all
-    // paths to "outside", of the highest passing level on the path.
-    const T unreached = std::numeric_limits<T>::infinity();
-    std::vector<T> level(nodes, unreached);
-    std::vector<std::uint8_t> done(nodes, 0);
-    using item = std::pair<T, std::uint64_t>;
-    std::priority_queue<item, std::vector<item>, std::greater<item>> queue;
-    level[0] = -std::numeric_limits<T>::infinity();
-    queue.push({level[0], 0});
-    while (!queue.empty()) {
-        const item top = queue.top();
-        queue.pop();
-        if (done[top.second]) continue;
-        done[top.second] = 1;
-        for (std::uint64_t j = first[top.second]; j < first[top.second + 1]; ++j) {
-            const std::uint64_t v = adj[j].first;
-            const T candidate = std::max(top.first, adj[j].second);
-            if (!done[v] && candidate < level[v]) {
-                level[v] = candidate;
-                queue.push({candidate, v});
+        for (std::uint64_t i = 0; i < nodes; ++i) first_[i + 1] += first_[i];
+        // Pass 2: the edges inside tiles, both ways.
+        adj_.resize(first_[nodes]);
+        {
+            std::vector<std::uint64_t> fill(first_.begin(), first_.end() - 1);
+            for (const section& part : edge_sections) {
+                const std::uint64_t b = base_[static_cast<std::size_t>(part.tile)];
+                reader in{all.data() + part.offset, all.data() + all.size()};
+                for (std::uint64_t i = 0; i < part.edges; ++i) {
+                    const label_t a = in.get<label_t>(), c = in.get<label_t>();
+                    const T level = in.get<T>();
+                    if (a == outside_label) continue;
+                    const node_t u = static_cast<node_t>(b + a - 1), v = static_cast<node_t>(b + c - 1);
+                    adj_[fill[u]++] = {v, level};
+                    adj_[fill[v]++] = {u, level};
+                }
             }
         }
+        all.clear();
+        all.shrink_to_fit();
     }
-    std::vector<std::vector<T>> result(static_cast<std::size_t>(count));
-    for (int t = 0; t < count; ++t) {
-        std::vector<T>& out = result[static_cast<std::size_t>(t)];
-        const std::uint64_t n = base[static_cast<std::size_t>(t) + 1] - base[static_cast<std::size_t>(t)];
-        out.resize(n);
-        for (std::uint64_t i = 0; i < n; ++i) {
-            // A label no path joins to "outside" cannot exist (every connected part of the map
-            // has an outlet); should one, it is left as its local fill made it.
-            const T v = level[base[static_cast<std::size_t>(t)] + i];
-            out[i] = v == unreached ? -unreached : v;
+
+    /// Solves every node's spill level: the lowest, over all paths to an outlet, of the highest
+    /// passing level on the path (a Priority-Flood over the graph; the value is unique, whatever
+    /// the order of equal levels).
+    void solve(tiled_fill_stats& stats) {
+        const std::uint64_t nodes = z_.size();
+        using item = std::pair<T, node_t>;
+        std::priority_queue<item, std::vector<item>, std::greater<item>> queue;
+        std::uint64_t border_edges = 0;
+        for (node_t v = 0; v < nodes; ++v) {
+            if (kind_[v] == outside_kind) {
+                level_[v] = -std::numeric_limits<T>::infinity();
+            } else if (kind_[v] == own_label) {
+                // A cross-border neighbour without data is an outlet of v at v's height.
+                for_each_neighbour(v, [&](node_t u) {
+                    if (kind_[u] == no_data_kind) {
+                        level_[v] = std::min(level_[v], z_[v]);
+                        ++border_edges;
+                    } else if (u > v && !(kind_[u] == outside_kind && kind_[v] == outside_kind)) {
+                        ++border_edges;
+                    }
+                });
+            }
+            if (kind_[v] == outside_kind) {
+                for_each_neighbour(v, [&](node_t u) { border_edges += (u > v && kind_[u] == own_label) ? 1u : 0u; });
+            }
+            if (kind_[v] != no_data_kind && level_[v] != std::numeric_limits<T>::infinity()) queue.push({level_[v], v});
+        }
+        stats.labels = nodes + 1;
+        stats.graph_edges = inner_edges_ + border_edges;
+        std::vector<std::uint8_t> done(nodes, 0);
+        auto relax = [&](node_t u, T candidate) {
+            if (done[u] || kind_[u] == no_data_kind || !(candidate < level_[u])) return;
+            level_[u] = candidate;
+            queue.push({candidate, u});
+        };
+        while (!queue.empty()) {
+            const item top = queue.top();
+            queue.pop();
+            const node_t v = top.second;
+            if (done[v]) continue;
+            done[v] = 1;
+            const T lv = top.first;
+            for_each_neighbour(v, [&](node_t u) { relax(u, std::max(lv, std::max(z_[v], z_[u]))); });
+            for (std::uint64_t j = first_[v]; j < first_[static_cast<std::size_t>(v) + 1]; ++j)
+                relax(adj_[j].first, std::max(lv, adj_[j].second));
         }
     }
-    return result;
-}
+
+    /// Spill levels of tile t's perimeter labels (index = perimeter number), appended to `out`;
+    /// -infinity for outlets, no-data cells and (should one exist) a label no path joins to an
+    /// outlet, which then keeps its local fill.
+    void put_levels(int t, writer& out) const {
+        for (std::uint64_t i = base_[static_cast<std::size_t>(t)]; i < base_[static_cast<std::size_t>(t) + 1]; ++i) {
+            const T v = level_[i];
+            out.put(kind_[i] != own_label || v == std::numeric_limits<T>::infinity() ? -std::numeric_limits<T>::infinity() : v);
+        }
+    }
+
+private:
+    /// Calls f(u) for each perimeter cell u of another tile 8-adjacent to node v's cell.
+    template <class F>
+    void for_each_neighbour(node_t v, F&& f) const {
+        const int t = static_cast<int>(std::upper_bound(base_.begin(), base_.end(), std::uint64_t(v)) - base_.begin()) - 1;
+        const tile_rect r = layout_.tile(t);
+        std::ptrdiff_t x = 0, y = 0;
+        perimeter_cell(v - base_[static_cast<std::size_t>(t)], r.width, r.height, x, y);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t gx = r.x + x + d8_dx[k], gy = r.y + y + d8_dy[k];
+            if (gx < 0 || gy < 0 || gx >= layout_.map_width || gy >= layout_.map_height) continue;
+            const int u = layout_.tile_at(gx, gy);
+            if (u == t) continue;
+            const tile_rect s = layout_.tile(u);
+            f(static_cast<node_t>(base_[static_cast<std::size_t>(u)] + perimeter_index(gx - s.x, gy - s.y, s.width, s.height)));
+        }
+    }
+
+    const tile_layout& layout_;
+    std::vector<std::uint64_t> base_;
+    std::vector<T> z_;
+    std::vector<std::uint8_t> kind_;
+    std::vector<T> level_;
+    std::vector<std::uint64_t> first_;
+    std::vector<std::pair<node_t, T>> adj_;
+    std::uint64_t inner_edges_ = 0;
+};
 
 /// Finishes a flooded tile: max(local fill, spill level of the label), no-data cells as read.
 template <class T>
@@ -316,6 +415,38 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
         if (tile_owner(t, size) == rank) mine.push_back(t);
     stats.tiles = static_cast<int>(mine.size());
 
+    // Memory cap: the largest tile's working set, and the kept tiles (fill.hpp).
+    const bool keep = options.retention == tile_retention::keep;
+    std::uint64_t kept_bytes = 0;  // this rank's
+    if (options.memory_cap != 0) {
+        // Every rank checks every rank's tiles, so that all throw together.
+        std::uint64_t largest = 0;
+        std::vector<std::uint64_t> kept_of(static_cast<std::size_t>(size), 0);
+        for (int t = 0; t < count; ++t) {
+            const tile_rect r = layout.tile(t);
+            const std::uint64_t padded = static_cast<std::uint64_t>(r.width + 2) * static_cast<std::uint64_t>(r.height + 2);
+            largest = std::max<std::uint64_t>(largest, padded * tiled_fill_bytes_per_cell<T>);
+            if (keep) kept_of[static_cast<std::size_t>(tile_owner(t, size))] += padded * (3 * sizeof(T) + 4);
+        }
+        kept_bytes = kept_of[static_cast<std::size_t>(rank)];
+        const auto worst = std::max_element(kept_of.begin(), kept_of.end());
+        const std::uint64_t cap = options.memory_cap;
+        if (largest > cap)
+            throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
+                                        " bytes; a tile of " + std::to_string(layout.tile_width) + " x " +
+                                        std::to_string(layout.tile_height) + " cells needs " + std::to_string(largest) +
+                                        ": use smaller tiles)");
+        if (*worst + largest > cap)
+            throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
+                                        " bytes; keeping the tiles of rank " +
+                                        std::to_string(worst - kept_of.begin()) + " needs " +
+                                        std::to_string(*worst + largest) +
+                                        ": use tile_retention::recompute, more ranks or a larger cap)");
+    }
+    auto notify = [&](fill_event e, int t) {
+        if (options.progress) options.progress(e, t);
+    };
+
     auto load_and_flood = [&](int t, local_fill<T>& lf, bool want_edges) {
         lf.rect = layout.tile(t);
         lf.original = grid<T>(lf.rect.width, lf.rect.height);
@@ -324,7 +455,6 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     };
 
     // Step 1: local fills; perimeters and spill graphs packed for the root.
-    const bool keep = options.retention == tile_retention::keep;
     std::vector<local_fill<T>> kept;
     writer out;
     int current = -1;
@@ -349,6 +479,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             lf.edges.clear();
             lf.edges.shrink_to_fit();
             if (keep) kept.push_back(std::move(lf));
+            notify(fill_event::tile_read, t);
         }
         current = -1;
         as_count(out.bytes.size(), "a rank's perimeter message");
@@ -373,6 +504,23 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
                 break;
             }
         }
+        if (!fail.failed && options.memory_cap != 0) {
+            // Perimeter cells are known from the layout; the rest of the messages are edges.
+            std::uint64_t perimeter_cells = 0;
+            for (int t = 0; t < count; ++t) {
+                const tile_rect r = layout.tile(t);
+                perimeter_cells += perimeter_count(r.width, r.height);
+            }
+            const std::uint64_t fixed = static_cast<std::uint64_t>(count) * (sizeof(std::int32_t) + sizeof(std::uint64_t)) +
+                                        perimeter_cells * (sizeof(label_t) + sizeof(T));
+            const std::uint64_t edges = total > fixed ? (total - fixed) / (2 * sizeof(label_t) + sizeof(T)) : 0;
+            const std::uint64_t need = graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) +
+                                       static_cast<std::uint64_t>(send_count) + kept_bytes;
+            if (need > options.memory_cap)
+                fail.record(-1, "memory_cap of " + std::to_string(options.memory_cap) + " bytes exceeded: the spill graph of " +
+                                    std::to_string(perimeter_cells) + " perimeter cells and " + std::to_string(edges) +
+                                    " edges needs " + std::to_string(need) + " bytes at the root (use larger tiles)");
+        }
         if (!fail.failed) all.resize(total);
     }
     agree(comm, fail, layout);
@@ -388,44 +536,14 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     std::vector<int> level_counts, level_displs;
     if (rank == root) {
         try {
-            std::vector<perimeter<T>> tiles(static_cast<std::size_t>(count));
-            reader in{all.data(), all.data() + all.size()};
-            while (in.p != in.end) {
-                const int t = in.get<std::int32_t>();
-                if (t < 0 || t >= count || tiles[static_cast<std::size_t>(t)].received)
-                    throw std::runtime_error("gorge::mpi: malformed perimeter message (tile number)");
-                perimeter<T>& p = tiles[static_cast<std::size_t>(t)];
-                p.received = true;
-                const tile_rect r = layout.tile(t);
-                const std::uint64_t edges = in.get<std::uint64_t>();
-                const std::size_t n = perimeter_count(r.width, r.height);
-                p.z.resize(n);
-                p.label.resize(n);
-                for (std::size_t i = 0; i < n; ++i) {
-                    p.label[i] = in.get<label_t>();
-                    p.z[i] = in.get<T>();
-                }
-                for (std::uint64_t i = 0; i < edges; ++i) {
-                    edge<T> e;
-                    e.a = in.get<label_t>();
-                    e.b = in.get<label_t>();
-                    e.level = in.get<T>();
-                    p.edges.push_back(e);
-                }
-            }
-            all.clear();
-            all.shrink_to_fit();
-            for (int t = 0; t < count; ++t)
-                if (!tiles[static_cast<std::size_t>(t)].received)
-                    throw std::runtime_error("gorge::mpi: no perimeter received for tile " + std::to_string(t));
-            const std::vector<std::vector<T>> levels = solve_spill_levels(layout, tiles, stats);
+            spill_graph<T> graph(layout, all);
+            graph.solve(stats);
             level_counts.assign(static_cast<std::size_t>(size), 0);
             level_displs.assign(static_cast<std::size_t>(size), 0);
             writer w;
             for (int r = 0; r < size; ++r) {
                 const std::size_t start = w.bytes.size();
-                for (int t = r; t < count; t += size)
-                    for (const T v : levels[static_cast<std::size_t>(t)]) w.put(v);
+                for (int t = r; t < count; t += size) graph.put_levels(t, w);
                 level_displs[static_cast<std::size_t>(r)] = as_count(start, "the spill levels");
                 level_counts[static_cast<std::size_t>(r)] = as_count(w.bytes.size() - start, "the spill levels");
                 if (r != root) stats.bytes_sent += w.bytes.size() - start;
@@ -447,9 +565,11 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
                            as_count(expected, "the spill levels"), MPI_BYTE, root, comm),
               "MPI_Scatterv");
     levels_out.clear();
+    levels_out.shrink_to_fit();
 
     // Step 4: finish and write the tiles.
     try {
+        notify(fill_event::levels_solved, -1);
         reader in{levels_in.data(), levels_in.data() + levels_in.size()};
         for (std::size_t k = 0; k < mine.size(); ++k) {
             current = mine[k];
@@ -463,6 +583,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             stats.raised_cells += finish_tile(lf, levels, done);
             if (keep) lf = local_fill<T>();  // release the tile
             write(r, done.view());
+            notify(fill_event::tile_written, current);
         }
         current = -1;
     } catch (const std::exception& e) {
@@ -483,12 +604,44 @@ tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout
     return run_tiled_fill<double>(comm, layout, read, write, options);
 }
 
+std::string staging_dir(const std::string& out_dir) {
+    namespace fs = std::filesystem;
+    auto strip = [](fs::path p) { return p.has_filename() || !p.has_relative_path() ? p : p.parent_path(); };
+    fs::path p = strip(fs::path(out_dir).lexically_normal());  // "a/out/" -> "a/out"
+    if (p.empty() || p.filename() == "." || p.filename() == "..") p = strip(fs::absolute(p).lexically_normal());
+    return (p.parent_path() / ("." + p.filename().string() + ".gorge-staging")).string();
+}
+
 tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
                                              const std::string& out_dir, const tiled_fill_options<float>& options) {
-    std::vector<std::string> written;  // this rank's partial files
-    auto remove_partials = [&] {
-        for (const std::string& p : written) std::remove(p.c_str());
-        written.clear();
+    layout.validate();
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    const std::string staging = staging_dir(out_dir);
+    // The staging directory: made by the root; files a killed earlier job left there removed
+    // (only plain files: they are the staged tiles).
+    failure fail;
+    if (rank == options.root) {
+        try {
+            std::filesystem::create_directories(staging);
+            for (const auto& e : std::filesystem::directory_iterator(staging))
+                if (e.is_regular_file()) std::filesystem::remove(e.path());
+        } catch (const std::exception& e) {
+            fail.record(-1, "cannot prepare the staging directory " + staging + ": " + e.what());
+        }
+    }
+    agree(comm, fail, layout);
+    auto remove_staging = [&] {  // collective: the root removes the directory once every rank emptied it
+        MPI_Barrier(comm);
+        if (rank == options.root) {
+            std::error_code ec;
+            std::filesystem::remove(staging, ec);  // only when empty
+        }
+    };
+    std::vector<std::pair<std::string, std::string>> staged;  // this rank's (staged, final) names
+    auto remove_staged = [&] {
+        for (const auto& f : staged) std::remove(f.first.c_str());
+        staged.clear();
     };
     const tile_reader<float> read = [&](const tile_rect& r, grid_view<float> cells) {
         const std::string path = raw_tile_path(in_dir, r.tx, r.ty);
@@ -501,24 +654,39 @@ tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& l
             std::copy(tile.view().row(y), tile.view().row(y) + r.width, cells.row(y));
     };
     const tile_writer<float> write = [&](const tile_rect& r, grid_view<const float> cells) {
-        const std::string path = raw_tile_path(out_dir, r.tx, r.ty) + ".partial";
+        const std::string path = raw_tile_path(staging, r.tx, r.ty);
         write_raw_tile(path, cells);  // removes what it wrote when it fails
-        written.push_back(path);
+        staged.emplace_back(path, raw_tile_path(out_dir, r.tx, r.ty));
     };
     tiled_fill_stats stats;
     try {
         stats = fill_depressions_tiled(comm, layout, read, write, options);
-    } catch (...) {
-        remove_partials();
+    } catch (const job_error&) {
+        remove_staged();
+        remove_staging();
+        throw;
+    } catch (...) {  // std::invalid_argument, thrown by every rank before any communication
+        remove_staged();
         throw;
     }
-    // Every rank has written all its tiles: rename.
-    failure fail;
-    for (const std::string& p : written) {
-        const std::string final_name = p.substr(0, p.size() - std::string(".partial").size());
-        if (std::rename(p.c_str(), final_name.c_str()) != 0) fail.record(-1, "cannot rename " + p + " to " + final_name);
+    // Every rank has staged all its tiles.
+    try {
+        if (options.progress) options.progress(fill_event::outputs_staged, -1);
+    } catch (const std::exception& e) {
+        fail.record(-1, e.what());
     }
-    written.clear();
+    try {
+        agree(comm, fail, layout);
+    } catch (const job_error&) {
+        remove_staged();
+        remove_staging();
+        throw;
+    }
+    for (const auto& f : staged)
+        if (std::rename(f.first.c_str(), f.second.c_str()) != 0)
+            fail.record(-1, "cannot rename " + f.first + " to " + f.second);
+    remove_staged();  // those not renamed
+    remove_staging();
     agree(comm, fail, layout);
     return stats;
 }

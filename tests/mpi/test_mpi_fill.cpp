@@ -385,27 +385,39 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         if (world_rank() == 0) std::filesystem::remove(bad_path);
         MPI_Barrier(MPI_COMM_WORLD);
         run_failing("cannot open", bad_path);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // staged files and directory removed
     }
     SECTION("corrupt tile") {
         MPI_Barrier(MPI_COMM_WORLD);
         if (world_rank() == 0) std::filesystem::resize_file(bad_path, 100);
         MPI_Barrier(MPI_COMM_WORLD);
         run_failing("truncated", bad_path);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // staged files and directory removed
     }
     SECTION("a tile of the wrong size") {
         MPI_Barrier(MPI_COMM_WORLD);
         if (world_rank() == 0) gm::write_raw_tile(bad_path, grid<float>(7, 8, 1.0f).view());
         MPI_Barrier(MPI_COMM_WORLD);
         run_failing("the layout needs 8 x 8", bad_path);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // staged files and directory removed
     }
     SECTION("an output that cannot be written, after other tiles were") {
-        // A directory in the way of tile 6's partial output: the job fails while writing, after
-        // the ranks wrote (partial) outputs of earlier tiles, which must all be removed.
-        const std::string blocked = gm::raw_tile_path(out_dir.path, 2, 1) + ".partial";
+        // A directory in the way of tile 6's staged output: the job fails while writing, after
+        // the ranks staged outputs of earlier tiles, which must all be removed.
+        const std::string staging = gm::staging_dir(out_dir.path);
+        const std::string blocked = gm::raw_tile_path(staging, 2, 1);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (world_rank() == 0) std::filesystem::create_directory(blocked);
+        if (world_rank() == 0) std::filesystem::create_directories(blocked);
         MPI_Barrier(MPI_COMM_WORLD);
         run_failing("cannot create", blocked);
+        if (world_rank() == 0) {
+            const auto left = snapshot(staging);  // only the blocking directory
+            REQUIRE(left.size() == 1);
+            CHECK(left[0].first == "tile_2_1.gtile");
+            CHECK(left[0].second == "(directory)");
+            std::filesystem::remove_all(staging);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     SECTION("success: every tile replaced, equal to fill_depressions") {
         const gm::tiled_fill_stats stats =
@@ -424,6 +436,7 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         const auto after = snapshot(out_dir.path);
         CHECK(after.size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
         for (const auto& f : after) CHECK(f.first.find(".partial") == std::string::npos);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // removed once empty
     }
 }
 
@@ -445,5 +458,121 @@ TEST_CASE("tiled fill: tiles one cell wide or tall at the map's right and bottom
         CHECK(layout.tile(19).width == 1);
         CHECK(layout.tile(19).height == 1);
         CHECK(layout.tile_at(20, 12) == 19);
+    }
+}
+
+TEST_CASE("tile files: the staging directory is a hidden sibling of the output directory", "[mpi]") {
+    CHECK(gm::staging_dir("a/b/out") == "a/b/.out.gorge-staging");
+    CHECK(gm::staging_dir("a/b/out/") == "a/b/.out.gorge-staging");
+    CHECK(gm::staging_dir("/data/tiles") == "/data/.tiles.gorge-staging");
+    const std::string here = gm::staging_dir(".");
+    CHECK(here.find(".gorge-staging") != std::string::npos);
+    CHECK(std::filesystem::path(here).parent_path() == std::filesystem::current_path().parent_path());
+}
+
+TEST_CASE("tiled fill: progress events in order, once per tile", "[mpi]") {
+    const grid<float> map = make_map<float>(terrain::smooth_pits, 20, 14, 9, -9999.0f);
+    const gm::tile_layout layout{20, 14, 6, 5};  // 4 x 3 tiles
+    const gm::tile_reader<float> read = [&](const gm::tile_rect& r, grid_view<float> cells) {
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+    };
+    std::vector<int> written;
+    const gm::tile_writer<float> write = [&](const gm::tile_rect& r, grid_view<const float>) { written.push_back(r.index); };
+    std::vector<std::pair<gm::fill_event, int>> events;
+    gm::tiled_fill_options<float> options;
+    options.no_data = -9999.0f;
+    options.progress = [&](gm::fill_event e, int t) { events.emplace_back(e, t); };
+    gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    std::vector<std::pair<gm::fill_event, int>> expected;
+    std::vector<int> mine;
+    for (int t = world_rank(); t < layout.tile_count(); t += world_size()) mine.push_back(t);
+    for (int t : mine) expected.emplace_back(gm::fill_event::tile_read, t);
+    expected.emplace_back(gm::fill_event::levels_solved, -1);
+    for (int t : mine) expected.emplace_back(gm::fill_event::tile_written, t);
+    CHECK(events == expected);
+    CHECK(written == mine);
+    SECTION("an exception from progress fails the job, naming the tile") {
+        options.progress = [](gm::fill_event e, int t) {
+            if (e == gm::fill_event::tile_read && t == 3) throw std::runtime_error("stop at tile 3");
+        };
+        std::string message;
+        int tile = -2;
+        try {
+            gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            tile = e.tile();
+        }
+        CHECK(tile == 3);
+        CHECK(message.find("stop at tile 3") != std::string::npos);
+    }
+}
+
+TEST_CASE("tiled fill: memory cap", "[mpi]") {
+    const std::ptrdiff_t side = 96, tile = 24;  // 4 x 4 tiles
+    const grid<float> map = make_map<float>(terrain::smooth_pits, side, side, 21, -9999.0f);
+    grid<float> expected = map;
+    gorge::fill_options<float> single;
+    single.no_data = -9999.0f;
+    gorge::fill_depressions(expected, single);
+    const std::size_t tile_bytes = static_cast<std::size_t>((tile + 2) * (tile + 2)) * gm::tiled_fill_bytes_per_cell<float>;
+    auto message_of = [&](const gm::tiled_fill_options<float>& options, bool& invalid) {
+        invalid = false;
+        try {
+            run_tiled(map, expected, tile, tile, options);
+        } catch (const std::invalid_argument& e) {
+            invalid = true;
+            return std::string(e.what());
+        } catch (const gm::job_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    gm::tiled_fill_options<float> options;
+    options.no_data = -9999.0f;
+    bool invalid = false;
+    SECTION("a tile larger than the cap") {
+        options.retention = gm::tile_retention::recompute;
+        options.memory_cap = tile_bytes - 1;
+        const std::string m = message_of(options, invalid);
+        CHECK(invalid);
+        CHECK(m.find("memory_cap") != std::string::npos);
+        CHECK(m.find("smaller tiles") != std::string::npos);
+    }
+    SECTION("kept tiles beyond the cap") {
+        options.retention = gm::tile_retention::keep;
+        options.memory_cap = tile_bytes + 1;  // one tile fits, not one kept besides
+        const std::string m = message_of(options, invalid);
+        CHECK(invalid);
+        CHECK(m.find("memory_cap") != std::string::npos);
+        CHECK(m.find("recompute") != std::string::npos);
+    }
+    SECTION("a spill graph beyond the cap at the root") {
+        // 256 tiles of 20 perimeter cells: the graph needs far more than one tile of 6 x 6.
+        gm::tile_layout small{side, side, 6, 6};  // 256 tiles of 20 perimeter cells
+        options.retention = gm::tile_retention::recompute;
+        options.memory_cap = static_cast<std::size_t>(8 * 8) * gm::tiled_fill_bytes_per_cell<float>;
+        std::string m;
+        try {
+            gm::fill_depressions_tiled(
+                MPI_COMM_WORLD, small,
+                [&](const gm::tile_rect& r, grid_view<float> cells) {
+                    for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                        for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+                },
+                [](const gm::tile_rect&, grid_view<const float>) {}, options);
+        } catch (const gm::job_error& e) {
+            m = e.what();
+        }
+        CHECK(m.find("memory_cap") != std::string::npos);
+        CHECK(m.find("spill graph") != std::string::npos);
+        CHECK(m.find("larger tiles") != std::string::npos);
+    }
+    SECTION("a cap that holds: the same result") {
+        options.retention = gm::tile_retention::recompute;
+        options.memory_cap = 4 * tile_bytes + 200000;
+        const run_result r = run_tiled(map, expected, tile, tile, options);
+        CHECK(r.mismatches == 0);
     }
 }

@@ -24,9 +24,14 @@
 // error) stops the whole job at the next collective step: every rank throws job_error, whose
 // message names the failing rank and tile ("gorge::mpi: rank 2, tile 5 (1, 1): ..."), and the
 // writer is never called once a failure is known before the finishing step. The file variant
-// (fill_depressions_tile_files) writes its outputs to temporary names and renames them only when
-// every rank has written all of its tiles, so a failed job leaves the output directory as it was.
-// A rank that dies makes MPI abort the job (MPI_ERRORS_ARE_FATAL, the default).
+// (fill_depressions_tile_files) stages its outputs outside the output directory and renames them
+// into it only when every rank has staged all of its tiles, so a failed job leaves the output
+// directory as it was. A rank that dies makes MPI abort the job (MPI_ERRORS_ARE_FATAL, the
+// default): mpirun names the rank; the other ranks are stopped by MPI and throw nothing.
+//
+// Out of core. With tile_retention::recompute a rank holds one tile at a time; the root also
+// holds the spill graph, O(perimeter cells of all tiles) = O(map cells / tile side) plus the
+// watershed meetings inside tiles. tiled_fill_options::memory_cap checks both against a cap.
 //
 // Epsilon filling across tiles is not offered yet: gorge::fill_depressions_epsilon's result
 // depends on the order in which its queues meet the cells of each flat (one ulp per step along
@@ -80,6 +85,20 @@ enum class tile_retention : std::uint8_t {
     recompute,  ///< drop them; read and fill each tile again at the end: one tile in memory at a time
 };
 
+/// Moments of a tiled fill reported to tiled_fill_options::progress, in this order per rank.
+enum class fill_event : std::uint8_t {
+    tile_read,       ///< a tile was read and filled on its own (step 1); once per tile
+    levels_solved,   ///< this rank received its tiles' spill levels (end of step 3); tile -1
+    tile_written,    ///< a finished tile was handed to the writer (step 4); once per tile
+    outputs_staged,  ///< file variant only: every rank staged all its outputs, renaming follows; tile -1
+};
+
+/// Working memory of a tiled fill, as the memory cap counts it (bytes per cell of a tile, T =
+/// float or double): the cells as read, the tile as given to the reader, the padded heights and
+/// labels, the output tile and the two flood queues (at most one 16-byte entry per cell).
+template <class T>
+constexpr std::size_t tiled_fill_bytes_per_cell = 4 * sizeof(T) + 4 + 16;
+
 /// Options of the tiled fills.
 template <class T>
 struct tiled_fill_options {
@@ -89,6 +108,22 @@ struct tiled_fill_options {
     tile_retention retention = tile_retention::keep;
     /// The rank that solves the spill graph. Default 0; 0 <= root < ranks.
     int root = 0;
+    /// Largest working memory one rank may use, in bytes; 0 (default) = no cap. When set:
+    ///  - before any communication, every rank checks that its largest tile's working set
+    ///    (tiled_fill_bytes_per_cell<T> per cell of the tile padded by one cell on each side)
+    ///    fits, and with tile_retention::keep that all its kept tiles ((3 sizeof(T) + 4) bytes per
+    ///    padded cell each) fit besides: std::invalid_argument naming memory_cap otherwise
+    ///    ("use smaller tiles", "use tile_retention::recompute");
+    ///  - the root checks the spill graph (6 sizeof(T) + 22 bytes per perimeter cell of every
+    ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 20 bytes per tile, its own
+    ///    perimeter message, and its kept tiles) once the ranks announce their message sizes,
+    ///    before it receives them: job_error naming memory_cap otherwise ("use larger tiles").
+    /// What is counted is gorge's own working memory; MPI's buffers, the caller's reader and
+    /// writer and the program itself come on top. Range: 0 or >= 1.
+    std::size_t memory_cap = 0;
+    /// Called on this rank at each fill_event with the tile number (-1 where none): progress
+    /// reports, logging. Default: none. An exception it throws fails the job like a reader's.
+    std::function<void(fill_event event, int tile)> progress;
 };
 
 /// What a tiled fill did, on this rank.
@@ -112,12 +147,22 @@ tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout
                                         const tiled_fill_options<double>& options = {});
 
 /// The same over directories of raw tile files (raw_tile_path names; float cells): reads
-/// `in_dir`, writes `out_dir` (existing; may equal in_dir). Outputs go to "<name>.partial"
-/// first and are renamed over their final names only when every rank has written all its tiles;
-/// on failure every rank removes its partial files, leaving out_dir as it was.
+/// `in_dir`, writes `out_dir` (existing; may equal in_dir). Outputs are staged in a sibling
+/// directory, staging_dir(out_dir), never inside out_dir, and renamed into out_dir only when
+/// every rank has staged all its tiles. On a failure every rank removes its staged files (job_error);
+/// a rank killed outright (SIGKILL, node loss) cannot, but its staged files stay outside out_dir,
+/// which is left exactly as it was, and the next run removes them. The renames themselves are
+/// not atomic across ranks: a rank dying while renaming leaves some tiles renamed. The staging
+/// directory must be on out_dir's file system (it is its sibling, so unless out_dir is a mount
+/// point); one job at a time per out_dir.
 tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
                                              const std::string& out_dir,
                                              const tiled_fill_options<float>& options = {});
+
+/// Where fill_depressions_tile_files stages the outputs for `out_dir`: the hidden sibling
+/// directory "<parent>/.<name>.gorge-staging" (for "a/b/out" or "a/b/out/":
+/// "a/b/.out.gorge-staging"). Created and removed by the job.
+std::string staging_dir(const std::string& out_dir);
 
 }  // namespace mpi
 }  // namespace gorge
