@@ -635,6 +635,27 @@ private:
         const std::uint8_t* code = code_.data();
         const std::uint32_t* count = count_.data();
         double removed = 0;
+        if (linear) {
+            // n = 1: h = w + (h* - w)·g with g = 1 / (1 + f) made before w is known, so that the
+            // chain from a receiver to its donor (the next cell of the stack, often) is one
+            // subtraction, one multiply and one add.
+            for (const evo_index_t c : stack_) {
+                if (kind[c] != detail::evo_free) continue;
+                if (lakes_ && lake[c]) continue;
+                const T gain = detail::evo_spl_linear_gain(coef_[code[c]] * count_power(count[c]));
+                const evo_index_t r = rcv[c];
+                const T w = (lakes_ && lake[r]) ? dep_.level[dep_.label[r]] : h[r];
+                const T before = h[c];
+                const T x0 = before - w;
+                if (!(x0 > T(0))) continue;
+                const T next = w + detail::evo_spl_linear(x0, gain);
+                if (next < before) {
+                    removed += double(before) - double(next);
+                    h[c] = next;
+                }
+            }
+            return removed;
+        }
         for (const evo_index_t c : stack_) {
             if (kind[c] != detail::evo_free) continue;
             if (lakes_ && lake[c]) continue;
@@ -643,9 +664,7 @@ private:
             const T x0 = h[c] - w;
             if (!(x0 > T(0))) continue;
             const T f = coef_[code[c]] * count_power(count[c]);
-            const T x = linear      ? detail::evo_spl_linear(x0, f)
-                        : quadratic ? detail::evo_spl_quadratic(x0, f)
-                                    : detail::evo_spl_newton(x0, f, nexp);
+            const T x = quadratic ? detail::evo_spl_quadratic(x0, f) : detail::evo_spl_newton(x0, f, nexp);
             const T next = w + x;
             if (next < h[c]) {
                 removed += double(h[c]) - double(next);

@@ -113,30 +113,47 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
     std::size_t sinks = 0;
     const std::uint8_t* kind = topo.kind.data();
     const std::ptrdiff_t w = topo.width;
-    // Interior runs: the 8 slopes of a row are compared lane by lane (vectorisable), keeping the
-    // first largest in code order as the scalar rule does.
-    std::vector<T> best(static_cast<std::size_t>(w));
-    std::vector<std::int32_t> pick(static_cast<std::size_t>(w));
+    // Interior rows: each cell's 8 slopes are compared in registers, keeping the first largest
+    // in code order as the scalar rule does, and its receiver is written at once (branch-free,
+    // vectorisable across the row); the kinds are applied afterwards. Offsets and indices are
+    // taken modulo 2^32 (the map has fewer than 2^32 - 1 cells, so the sums are exact).
+    std::vector<std::uint32_t> pick(static_cast<std::size_t>(w));
+    std::uint32_t step[d8_neighbours];
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) {
+        step[k] = static_cast<std::uint32_t>(topo.offsets[k]);
+        off[k] = topo.offsets[k];
+    }
     for (std::ptrdiff_t y = y0; y < y1; ++y) {
         const bool inner_row = y > 0 && y + 1 < topo.height && w > 2;
         const std::ptrdiff_t row = y * w;
         if (inner_row) {
             const T* h = z + row;
-            T* b = best.data();
-            std::int32_t* p = pick.data();
+            evo_index* r = rcv + row;
+            std::uint32_t* p = pick.data();
+            const auto first = static_cast<std::uint32_t>(row);
             for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
-                b[x] = T(0);
-                p[x] = d8_sink;
-            }
-            for (int k = 0; k < d8_neighbours; ++k) {
-                const std::ptrdiff_t off = topo.offsets[k];
-                const T weight = (k & 1) ? inv_diag : T(1);
-                for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
-                    const T slope = (h[x] - h[x + off]) * weight;
-                    const bool better = slope > b[x];
-                    b[x] = better ? slope : b[x];
-                    p[x] = better ? k : p[x];
-                }
+                const T here = h[x];
+                T best = T(0);
+                std::uint32_t move = 0, dir = d8_sink;
+                // Written out per direction (no inner loop: the row loop vectorises).
+                // (Masks rather than branches, which the compiler would thread into paths.)
+                const auto consider = [&](int k, T slope) {
+                    const std::uint32_t better = 0u - static_cast<std::uint32_t>(slope > best);
+                    best = slope > best ? slope : best;
+                    move = (step[k] & better) | (move & ~better);
+                    dir = (static_cast<std::uint32_t>(k) & better) | (dir & ~better);
+                };
+                consider(0, here - h[x + off[0]]);
+                consider(1, (here - h[x + off[1]]) * inv_diag);
+                consider(2, here - h[x + off[2]]);
+                consider(3, (here - h[x + off[3]]) * inv_diag);
+                consider(4, here - h[x + off[4]]);
+                consider(5, (here - h[x + off[5]]) * inv_diag);
+                consider(6, here - h[x + off[6]]);
+                consider(7, (here - h[x + off[7]]) * inv_diag);
+                r[x] = first + static_cast<std::uint32_t>(x) + move;
+                p[x] = dir;
             }
         }
         for (std::ptrdiff_t x = 0; x < w; ++x) {
@@ -147,16 +164,16 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
                 code[ui] = kind[ui] == evo_base ? d8_sink : d8_no_data;
                 continue;
             }
-            std::ptrdiff_t to = i;
-            std::uint8_t best_code = d8_sink;
             if (inner_row && x > 0 && x + 1 < w) {
                 // Free cells never neighbour no-data cells (those neighbours are base level).
-                const std::int32_t k = pick[static_cast<std::size_t>(x)];
-                if (k != d8_sink) {
-                    to = i + topo.offsets[k];
-                    best_code = static_cast<std::uint8_t>(k);
-                }
-            } else {
+                const std::uint32_t k = pick[ui - static_cast<std::size_t>(row)];
+                code[ui] = static_cast<std::uint8_t>(k);
+                sinks += k == d8_sink;
+                continue;
+            }
+            std::ptrdiff_t to = i;
+            std::uint8_t best_code = d8_sink;
+            {
                 const T h = z[ui];
                 T top = T(0);
                 for (int k = 0; k < d8_neighbours; ++k) {
@@ -207,37 +224,85 @@ inline void evo_walk_up(const std::vector<evo_index>& donor_start, const std::ve
     }
 }
 
+/// Number of donors of every cell (neighbours whose receiver it is, itself excluded) into
+/// `left`. Inside the map each cell compares its 8 neighbours' receivers with itself (no
+/// scattered increments, vectorisable); the cells on the map's edge, whose donors may lie across
+/// a periodic edge, count the donors found among the cells within one cell of the edges.
+inline void evo_count_donors(const evo_topology& topo, const evo_index* rcv, evo_index* left) {
+    const std::ptrdiff_t w = topo.width, h = topo.height;
+    const bool inner = w > 2 && h > 2;
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = topo.offsets[k];
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        evo_index* l = left + y * w;
+        if (!inner || y == 0 || y + 1 == h) {
+            std::fill(l, l + w, evo_index(0));
+            continue;
+        }
+        const evo_index* r = rcv + y * w;
+        const auto first = static_cast<evo_index>(y * w);
+        l[0] = 0;
+        l[w - 1] = 0;
+        for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
+            const evo_index self = first + static_cast<evo_index>(x);
+            l[x] = evo_index(r[x + off[0]] == self) + evo_index(r[x + off[1]] == self) +
+                   evo_index(r[x + off[2]] == self) + evo_index(r[x + off[3]] == self) +
+                   evo_index(r[x + off[4]] == self) + evo_index(r[x + off[5]] == self) +
+                   evo_index(r[x + off[6]] == self) + evo_index(r[x + off[7]] == self);
+        }
+    }
+    const auto on_edge = [&](evo_index c) {
+        const std::ptrdiff_t x = std::ptrdiff_t(c) % w, y = std::ptrdiff_t(c) / w;
+        return !inner || x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+    };
+    const auto donate = [&](std::ptrdiff_t j) {
+        const evo_index r = rcv[j];
+        if (r != evo_none && r != evo_index(j) && on_edge(r)) ++left[r];
+    };
+    for (std::ptrdiff_t y = 0; y < h; ++y) {
+        if (!inner || w <= 4 || y <= 1 || y + 2 >= h) {
+            for (std::ptrdiff_t x = 0; x < w; ++x) donate(y * w + x);
+            continue;
+        }
+        for (const std::ptrdiff_t x : {std::ptrdiff_t(0), std::ptrdiff_t(1), w - 2, w - 1}) donate(y * w + x);
+    }
+}
+
 /// The stack and the upstream cell counts in one pass, without donor lists: every cell whose
-/// donors are all done (at first the cells without donors, in index order) is put on the stack
-/// from its end backwards and adds its count to its receiver, and the walk follows the
-/// receivers downstream while it completes them (a leaf-to-root topological order, Kahn's
-/// algorithm, whose walks stay near each other in memory). stack then lists every data cell,
-/// each receiver before its donors (any such order gives the same counts, and the same stream
-/// power solve since each cell's update reads only its receiver's final height); count[c] is the
-/// number of cells whose water passes through c, c included (0 for no-data cells).
-/// `pending` is scratch (one entry per cell). Returns false when some data cell was not reached
-/// (its receivers end in a cycle, or in a free cell that is its own receiver).
+/// donors are all done (at first the cells without donors, the leaves) is put on the stack from
+/// its end backwards and adds its count to its receiver, and the walk follows the receivers
+/// downstream while it completes them (a leaf-to-root topological order, Kahn's algorithm, whose
+/// walks stay near each other in memory). The leaves are listed first, in index order, at the
+/// front of `stack`, and walked from the last to the first: each walk writes at least its leaf,
+/// so the writes from the end never reach a leaf not yet read, and no pass has to branch on
+/// every cell's donor count. stack then lists every data cell, each receiver before its donors
+/// (any such order gives the same counts, and the same stream power solve since each cell's
+/// update reads only its receiver's final height); count[c] is the number of cells whose water
+/// passes through c, c included (0 for no-data cells). `pending` is scratch (one entry per
+/// cell). Returns false when some data cell was not reached (its receivers end in a cycle, or
+/// in a free cell that is its own receiver).
 inline bool evo_stack_and_count(const evo_topology& topo, const evo_index* rcv, std::vector<evo_index>& pending,
                                 std::vector<evo_index>& stack, std::uint32_t* count) {
     const std::size_t n = topo.cells();
     const std::uint8_t* kind = topo.kind.data();
-    pending.assign(n, 0);
+    pending.resize(n);
     evo_index* left = pending.data();
-    for (std::size_t i = 0; i < n; ++i) {
-        const evo_index r = rcv[i];
-        count[i] = kind[i] == evo_void ? 0u : 1u;
-        if (r != evo_none && r != i) ++left[r];
-    }
+    for (std::size_t i = 0; i < n; ++i) count[i] = kind[i] == evo_void ? 0u : 1u;
+    evo_count_donors(topo, rcv, left);
     stack.resize(topo.data_cells);
     evo_index* out = stack.data();
+    // The leaves, branch-free: each cell is written, and kept when it is one.
+    std::size_t leaves = 0;
+    for (std::size_t i = 0; i < n && leaves < topo.data_cells; ++i) {
+        out[leaves] = static_cast<evo_index>(i);
+        leaves += std::size_t(left[i] == 0) & std::size_t(kind[i] != evo_void);
+    }
     std::size_t pos = topo.data_cells;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (left[i] != 0 || kind[i] == evo_void) continue;
-        evo_index c = static_cast<evo_index>(i);
+    for (std::size_t next = leaves; next-- > 0;) {
+        evo_index c = out[next];
         for (;;) {
             if (pos == 0) return false;
             out[--pos] = c;
-            left[c] = evo_none;  // done: the scan skips it
             const evo_index r = rcv[c];
             if (r == c) {
                 if (kind[c] != evo_base) return false;

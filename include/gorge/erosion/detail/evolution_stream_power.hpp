@@ -18,10 +18,16 @@ namespace detail {
 constexpr int evo_newton_iterations = 200;
 
 /// Height above the receiver's water level after one implicit step, n = 1: the root of
-/// x - x0 + f·x = 0, i.e. x0 / (1 + f), with f = dt·K·A^m / distance >= 0 (f = inf gives 0).
+/// x - x0 + f·x = 0, i.e. x0 / (1 + f), with f = dt·K·A^m / distance >= 0, written x0 · g with
+/// g = evo_spl_linear_gain(f) = 1 / (1 + f): g does not depend on the receiver's new height, so
+/// the division stays off the receiver-to-donor chain of the solve (f = inf gives g = 0).
 template <class T>
-inline T evo_spl_linear(T x0, T f) {
-    return x0 / (T(1) + f);
+inline T evo_spl_linear_gain(T f) {
+    return T(1) / (T(1) + f);
+}
+template <class T>
+inline T evo_spl_linear(T x0, T gain) {
+    return x0 * gain;
 }
 
 /// Same for n = 2: the positive root of f·x² + x - x0 = 0, 2·x0 / (1 + √(1 + 4·f·x0)) (the
