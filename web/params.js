@@ -129,7 +129,7 @@ export function presetOf(values, view) {
     seed: values.seed,
     output_offset: vec('output_offset'),
     valley_altitude: 0,
-    peak_altitude: 0.16000000000000003,
+    peak_altitude: 0.16000001,  // the demo recipe ignores both (its fade target comes from the noise)
     threads: 0,
   };
 }
@@ -163,13 +163,13 @@ const glslVec = (a) => a.map(glslFloat).join(', ');
 export function cppSnippet(values, view) {
   const v = values;
   return `// The gorge playground's view as C++ (gorge's float path; the page and the GPU agree to 1e-4).
-// Build: c++ -std=c++17 -O2 -I<gorge>/include view.cpp   (needs glm; xsimd optional)
+// Build: c++ -std=c++17 -O2 -I<gorge>/include view.cpp   (needs glm)
 // Run:   ./a.out [i j]...   prints the eroded height at samples (i, j) of the view
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#include <gorge/gorge.hpp>
+#include <gorge/filter/demo_pipeline.hpp>  // gorge::fbm, erosion_filter, apply_height_offset
 
 // Input noise: height = 0.5 + 0.5 * amplitude * fBm, fade target -1..1 at fBm -0.6..0.6.
 float view_height(glm::vec2 p) {
