@@ -185,13 +185,19 @@ function expectedValues() {
   return v;
 }
 
-async function setThroughUi(page) {
+// Sets the parameters through the number boxes and sliders; returns the view.
+async function setParameters(page) {
   for (const [id, , text] of typed) await typeInto(page, id, text);
   for (const [id, , arrow, count, value] of slid) {
     await nudgeSlider(page, id, arrow, count);
     const shown = Number(await page.$eval(`#${id}-number`, (e) => e.value));
     if (Math.abs(shown - value) > 1e-9) fail(`slider ${id}: the number box shows ${shown}, expected ${value}`);
   }
+  return page.evaluate(() => window.playground.view);
+}
+
+// Pans and zooms with the mouse; returns the new view.
+async function panAndZoom(page) {
   // Pan (drag left and up) and zoom in (wheel) over the canvas.
   const box = await (await page.$('#terrain')).boundingBox();
   const cx = box.x + box.width / 2;
@@ -210,6 +216,11 @@ async function setThroughUi(page) {
   const zoomed = await page.evaluate(() => window.playground.idle().then(() => window.playground.view));
   if (!(zoomed.spacing < 0.9 * panned.spacing)) fail(`the wheel did not zoom in: spacing ${panned.spacing} -> ${zoomed.spacing}`);
   return zoomed;
+}
+
+async function setThroughUi(page) {
+  await setParameters(page);
+  return panAndZoom(page);
 }
 
 function referenceArgs(values, view) {
@@ -325,12 +336,16 @@ const checks = {
   async ui() {
     const page = await openPage(backend);
     const before = await samples(page);
-    const view = await setThroughUi(page);
     const values = expectedValues();
+    // The parameters typed and slid, in the first view, then the view panned and zoomed.
+    const first = await setParameters(page);
     const shown = await page.evaluate(() => window.playground.values);
     for (const [k, v] of Object.entries(values)) {
       if (JSON.stringify(shown[k]) !== JSON.stringify(v)) fail(`the page holds ${k} = ${JSON.stringify(shown[k])}, expected ${JSON.stringify(v)}`);
     }
+    const set = await samples(page);
+    compare(`${backend} heights vs C++ (parameters set)`, set.height, reference(values, first).height, heightTolerance, first.size);
+    const view = await panAndZoom(page);
     const after = await samples(page);
     const ref = reference(values, view);
     compare(`${backend} heights vs C++`, after.height, ref.height, heightTolerance, view.size);
