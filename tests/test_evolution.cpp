@@ -789,7 +789,7 @@ TEST_CASE("evolution: the factored row and column solves match the line-by-line 
             for (std::ptrdiff_t j = 0; j < len; ++j) expected[std::size_t(first + j * stride)] = line[std::size_t(j)];
         }
         d::evo_line_factors<double> fz;
-        d::evo_factor_lines(kind.data(), map.data(), w, h, rows, a, fz);
+        d::evo_factor_lines(kind.data(), w, h, rows, a, fz);
         if (rows)
             d::evo_solve_rows(got.data(), fz, w, 0, h);
         else

@@ -682,10 +682,10 @@ private:
         line_out_.assign(lines, 0.0);
         // Rows.
         const std::ptrdiff_t rows = band_rows();
-        if (!topo_.wrap_x && row_factors_.m.empty())
-            detail::evo_factor_lines(topo_.kind.data(), h_.data(), width_, height_, true, a, row_factors_);
-        if (!topo_.wrap_y && column_factors_.m.empty())
-            detail::evo_factor_lines(topo_.kind.data(), h_.data(), width_, height_, false, a, column_factors_);
+        if (!topo_.wrap_x && row_factors_.empty())
+            detail::evo_factor_lines(topo_.kind.data(), width_, height_, true, a, row_factors_);
+        if (!topo_.wrap_y && column_factors_.empty())
+            detail::evo_factor_lines(topo_.kind.data(), width_, height_, false, a, column_factors_);
         detail::evo_for_pieces(threads, bands(), [&](std::ptrdiff_t b) {
             const std::ptrdiff_t y0 = b * rows, y1 = std::min(height_, (b + 1) * rows);
             if (!topo_.wrap_x) {

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../../config.hpp"
@@ -245,52 +247,76 @@ double evo_line_outflow(const T* v, const std::uint8_t* k, std::size_t len, std:
 }
 
 /// The LU factors of every open (non-periodic) line solve along one axis of a map, which stay
-/// the same from step to step (fixed a, fixed cell kinds, base-level heights that never change):
-/// the forward sweep is x_j = v_j·m_j + f_j - l_j·x_(j-1) (m = 1/pivot, f the base-level
-/// neighbours' a·height over the pivot, l = lower/pivot) and the backward one
-/// x_j -= c_j·x_(j+1) (c = upper/pivot). Identity rows (base-level and no-data cells) have
-/// m = 1 and f = l = c = 0. Indexed like the map.
+/// the same from step to step (they depend on a and the cell kinds along the line only): the
+/// forward sweep is x_j = v_j·m_j - l_j·x_(j-1) (m = 1/pivot, l = lower/pivot) and the backward
+/// one x_j -= c_j·x_(j+1) (c = upper/pivot). Base-level cells are identity rows (m = 1,
+/// l = c = 0: they keep their height) that their free neighbours stay coupled to (the
+/// neighbour's l or c is -a/pivot, so the base height enters through the sweeps), and so are
+/// no-data cells, whose free neighbours do not exist (zero coefficients, never multiplied).
+/// Lines with the same kinds share their factors: the factors are stored once per distinct
+/// line pattern (`len` values each), and most maps have only a few patterns (every inner line
+/// of a map with fixed edges has the same one), so the sweeps read their factors from cache.
 template <class T>
 struct evo_line_factors {
-    std::vector<T> m, f, l, c;
+    std::size_t len = 0;             ///< cells per line
+    std::vector<T> m, l, c;          ///< per pattern p: entries [p·len, (p + 1)·len)
+    std::vector<evo_index> pattern;  ///< per line: its pattern
+    /// Runs of consecutive lines with one pattern: lines [run_start[r], run_start[r + 1]) have
+    /// pattern pattern[run_start[r]]; run_start ends with the number of lines.
+    std::vector<std::size_t> run_start;
+    bool empty() const { return pattern.empty(); }
 };
 
 /// Factors of the lines along x (rows, when `rows`) or along y (columns) of a width × height
-/// map with kinds `kind` and heights h (for the base-level neighbours), diffusion number a.
+/// map with kinds `kind`, diffusion number a.
 template <class T>
-void evo_factor_lines(const std::uint8_t* kind, const T* h, std::ptrdiff_t width, std::ptrdiff_t height, bool rows,
-                      T a, evo_line_factors<T>& out) {
-    const std::size_t n = std::size_t(width) * std::size_t(height);
-    out.m.assign(n, T(1));
-    out.f.assign(n, T(0));
-    out.l.assign(n, T(0));
-    out.c.assign(n, T(0));
+void evo_factor_lines(const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdiff_t height, bool rows, T a,
+                      evo_line_factors<T>& out) {
     const std::ptrdiff_t lines = rows ? height : width, len = rows ? width : height;
     const std::ptrdiff_t stride = rows ? 1 : width;
+    out.len = std::size_t(len);
+    out.m.clear();
+    out.l.clear();
+    out.c.clear();
+    out.pattern.assign(std::size_t(lines), 0);
+    out.run_start.clear();
+    std::unordered_map<std::string, evo_index> seen;
+    std::string key(std::size_t(len), '\0');
     for (std::ptrdiff_t line = 0; line < lines; ++line) {
         const std::ptrdiff_t first = rows ? line * width : line;
-        T prev_c = T(0);
-        for (std::ptrdiff_t j = 0; j < len; ++j) {
-            const std::ptrdiff_t i = first + j * stride;
-            const auto ui = std::size_t(i);
-            const bool hp = j > 0, hn = j + 1 < len;
-            // v = 0: the right-hand side left is the base-level neighbours' share.
-            const evo_row_eq<T> e = evo_equation<T>(
-                kind[ui], hp, hp ? kind[ui - std::size_t(stride)] : std::uint8_t(evo_void),
-                hp ? h[ui - std::size_t(stride)] : T(0), hn, hn ? kind[ui + std::size_t(stride)] : std::uint8_t(evo_void),
-                hn ? h[ui + std::size_t(stride)] : T(0), T(0), a);
-            if (kind[ui] != evo_free) {
-                prev_c = T(0);
-                continue;
+        for (std::ptrdiff_t j = 0; j < len; ++j) key[std::size_t(j)] = char(kind[std::size_t(first + j * stride)]);
+        const auto found = seen.find(key);
+        evo_index p = 0;
+        if (found != seen.end()) {
+            p = found->second;
+        } else {
+            p = static_cast<evo_index>(seen.size());
+            seen.emplace(key, p);
+            T prev_c = T(0);
+            for (std::ptrdiff_t j = 0; j < len; ++j) {
+                const auto self = std::uint8_t(key[std::size_t(j)]);
+                if (self != evo_free) {
+                    out.m.push_back(T(1));
+                    out.l.push_back(T(0));
+                    out.c.push_back(T(0));
+                    prev_c = T(0);
+                    continue;
+                }
+                const bool has_prev = j > 0 && std::uint8_t(key[std::size_t(j - 1)]) != evo_void;
+                const bool has_next = j + 1 < len && std::uint8_t(key[std::size_t(j + 1)]) != evo_void;
+                const T lower = has_prev ? -a : T(0), upper = has_next ? -a : T(0);
+                const T diag = T(1) + a * T(int(has_prev) + int(has_next));
+                const T pivot = diag - lower * prev_c;
+                prev_c = upper / pivot;
+                out.m.push_back(T(1) / pivot);
+                out.l.push_back(lower / pivot);
+                out.c.push_back(prev_c);
             }
-            const T pivot = e.diag - e.lower * prev_c;
-            prev_c = e.upper / pivot;
-            out.m[ui] = T(1) / pivot;
-            out.f[ui] = e.rhs / pivot;
-            out.l[ui] = e.lower / pivot;
-            out.c[ui] = prev_c;
         }
+        out.pattern[std::size_t(line)] = p;
+        if (line == 0 || p != out.pattern[std::size_t(line - 1)]) out.run_start.push_back(std::size_t(line));
     }
+    out.run_start.push_back(std::size_t(lines));
 }
 
 /// Rows [y0, y1) of a row-major map solved with their factors (fz), in place. Rows are solved
@@ -299,62 +325,75 @@ void evo_factor_lines(const std::uint8_t* kind, const T* h, std::ptrdiff_t width
 constexpr std::ptrdiff_t evo_row_batch = 2;
 template <class T>
 void evo_solve_rows(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, std::ptrdiff_t y0, std::ptrdiff_t y1) {
-    const T* m = fz.m.data();
-    const T* f = fz.f.data();
-    const T* l = fz.l.data();
-    const T* c = fz.c.data();
     for (std::ptrdiff_t yb = y0; yb < y1; yb += evo_row_batch) {
         const std::ptrdiff_t nr = std::min(evo_row_batch, y1 - yb);
+        const T* m[evo_row_batch] = {};
+        const T* l[evo_row_batch] = {};
+        const T* c[evo_row_batch] = {};
+        T* v[evo_row_batch] = {};
+        for (std::ptrdiff_t r = 0; r < nr; ++r) {
+            const std::size_t o = std::size_t(fz.pattern[std::size_t(yb + r)]) * fz.len;
+            m[r] = fz.m.data() + o;
+            l[r] = fz.l.data() + o;
+            c[r] = fz.c.data() + o;
+            v[r] = h + (yb + r) * width;
+        }
         T x[evo_row_batch] = {};
         for (std::ptrdiff_t j = 0; j < width; ++j)
             for (std::ptrdiff_t r = 0; r < nr; ++r) {
-                const std::size_t i = std::size_t((yb + r) * width + j);
-                const T lower = l[i];
+                const T lower = l[r][j];
                 const T carried = lower != T(0) ? lower * x[r] : T(0);
-                x[r] = h[i] * m[i] + f[i] - carried;
-                h[i] = x[r];
+                x[r] = v[r][j] * m[r][j] - carried;
+                v[r][j] = x[r];
             }
         for (std::ptrdiff_t j = width - 1; j-- > 0;)
             for (std::ptrdiff_t r = 0; r < nr; ++r) {
-                const std::size_t i = std::size_t((yb + r) * width + j);
-                const T upper = c[i];
-                if (upper != T(0)) h[i] -= upper * h[i + 1];
+                const T upper = c[r][j];
+                if (upper != T(0)) v[r][j] -= upper * v[r][j + 1];
             }
     }
 }
 
 /// Columns [x0, x1) of a row-major map solved with their factors (fz), in place, all columns at
-/// once row by row (contiguous, vectorisable).
+/// once row by row, each run of columns with one pattern with its factors broadcast
+/// (contiguous, vectorisable).
 template <class T>
 void evo_solve_columns(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, std::ptrdiff_t height,
                        std::ptrdiff_t x0, std::ptrdiff_t x1) {
+    // The runs meeting [x0, x1), clipped.
+    struct piece {
+        std::ptrdiff_t begin, end;
+        std::size_t at;  // the pattern's first factor
+    };
+    std::vector<piece> pieces;
+    for (std::size_t r = 0; r + 1 < fz.run_start.size(); ++r) {
+        const std::ptrdiff_t b = std::max(x0, std::ptrdiff_t(fz.run_start[r]));
+        const std::ptrdiff_t e = std::min(x1, std::ptrdiff_t(fz.run_start[r + 1]));
+        if (b < e) pieces.push_back({b, e, std::size_t(fz.pattern[fz.run_start[r]]) * fz.len});
+    }
     const T* m = fz.m.data();
-    const T* f = fz.f.data();
     const T* l = fz.l.data();
     const T* c = fz.c.data();
-    for (std::ptrdiff_t x = x0; x < x1; ++x) {
-        const std::size_t i = std::size_t(x);
-        h[i] = h[i] * m[i] + f[i];
-    }
-    for (std::ptrdiff_t y = 1; y < height; ++y) {
+    for (std::ptrdiff_t y = 0; y < height; ++y) {
         T* row = h + y * width;
         const T* up = row - width;
-        const std::size_t o = std::size_t(y * width);
-        for (std::ptrdiff_t x = x0; x < x1; ++x) {
-            const std::size_t i = o + std::size_t(x);
-            const T lower = l[i];
-            const T carried = lower != T(0) ? lower * up[x] : T(0);
-            row[x] = row[x] * m[i] + f[i] - carried;
+        for (const piece& q : pieces) {
+            const std::size_t i = q.at + std::size_t(y);
+            const T mul = m[i], lower = l[i];
+            if (lower != T(0)) {
+                for (std::ptrdiff_t x = q.begin; x < q.end; ++x) row[x] = row[x] * mul - lower * up[x];
+            } else if (mul != T(1)) {
+                for (std::ptrdiff_t x = q.begin; x < q.end; ++x) row[x] = row[x] * mul;
+            }
         }
     }
     for (std::ptrdiff_t y = height - 1; y-- > 0;) {
         T* row = h + y * width;
         const T* down = row + width;
-        const std::size_t o = std::size_t(y * width);
-        for (std::ptrdiff_t x = x0; x < x1; ++x) {
-            const T upper = c[o + std::size_t(x)];
-            const T carried = upper != T(0) ? upper * down[x] : T(0);
-            row[x] -= carried;
+        for (const piece& q : pieces) {
+            const T upper = c[q.at + std::size_t(y)];
+            if (upper != T(0))
+                for (std::ptrdiff_t x = q.begin; x < q.end; ++x) row[x] -= upper * down[x];
         }
     }
 }
