@@ -5,12 +5,14 @@
 //
 // Recipes:
 //   demo    the published erosion demo (gorge/filter/demo_pipeline.hpp): 3-octave fBm around
-//           0.5, fade target from the noise, default filter, height offset (-0.65, 0).
+//           0.5, fade target from the noise, default filter, height offset (-0.65, 0); the
+//           --noise-* options change its fBm (the playground's input noise, web/).
 //   island  the Red Blob Games island recipe (gorge/noise/island.hpp; 4 octaves of gain 0.35 as
 //           in examples/island.cpp) times a relief of 0.2, fade target -1 at sea level, +1 at
 //           0.16; no height offset. (The example's fading of erosion under the sea is not applied.)
 // SPDX-License-Identifier: MPL-2.0
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -44,6 +46,8 @@ struct generate_command {
     float spacing = 0.0f;            ///< 0: 1 / 1024 (demo), 2.5 / 1024 (island)
     float origin[2] = {0.0f, 0.0f};  ///< the island recipe adds (-1.25, -1.25)
     unsigned noise_seed = 0;
+    gorge::fbm_params<float> noise = gorge::demo::height_fbm<float>();  ///< demo recipe's fBm
+    float noise_amplitude = static_cast<float>(gorge::demo::height_amplitude);
     gorge::tile_settings<float> settings{};
     mapping_options mapping;
     bool progress = false;
@@ -52,14 +56,16 @@ struct generate_command {
 };
 
 /// The published demo's terrain as a tile field with its own fade target (demo_pipeline.hpp).
+/// The fBm and its amplitude are options (defaults: the demo's).
 struct demo_field {
     std::uint32_t seed;
+    gorge::fbm_params<float> noise;
+    float amplitude;
     template <class T>
     GORGE_FORCEINLINE gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
-        const glm::vec<3, T> n = gorge::fbm(p, gorge::demo::height_fbm<float>(), seed) *
-                                 gorge::detail::constant<T>(gorge::demo::height_amplitude);
+        const glm::vec<3, T> n = gorge::fbm(p, noise, seed) * T(amplitude);
         const T fade = gorge::detail::clamp(
-            n.x / gorge::detail::constant<T>(gorge::demo::height_amplitude * gorge::demo::fade_range), T(-1), T(1));
+            n.x / T(static_cast<float>(double(amplitude) * gorge::demo::fade_range)), T(-1), T(1));
         return gorge::height_sample<T>{
             glm::vec<3, T>(gorge::detail::constant<T>(gorge::demo::base_height) + T(0.5) * n.x, T(0.5) * n.y,
                            T(0.5) * n.z),
@@ -117,6 +123,10 @@ int run_generate(generate_command& c) {
                           std::to_string(max_tile) + " for this size)");
     if (const gorge::invalid_parameter bad = c.settings.first_invalid())
         throw usage_error(option_of_parameter(bad.to_string()) + ": invalid " + bad.to_string());
+    if (const gorge::invalid_parameter bad = c.noise.first_invalid())
+        throw usage_error("--noise-" + option_of_parameter(bad.to_string()).substr(2) + ": invalid noise " + bad.to_string());
+    if (!(std::isfinite(c.noise_amplitude) && c.noise_amplitude > 0.0f))
+        throw usage_error("--noise-amplitude: must be finite and > 0");
     const gorge::io::height_mapping mapping =
         c.mapping.mapping(gorge::io::height_mapping::absolute(-1.0f, 1.0f, gorge::io::out_of_range::clamp));
 
@@ -138,7 +148,7 @@ int run_generate(generate_command& c) {
         const auto field = gorge::scale(gorge::island_height_field(ip, c.noise_seed), island_relief);
         fill_tile(field, c, sampling, height, ridge);
     } else {
-        fill_tile(demo_field{c.noise_seed}, c, sampling, height, ridge);
+        fill_tile(demo_field{c.noise_seed, c.noise, c.noise_amplitude}, c, sampling, height, ridge);
     }
     const double run_s = std::chrono::duration<double>(clock::now() - t0).count();
 
@@ -179,6 +189,13 @@ runner add_generate(CLI::App& app) {
                 "2.5/1024 (island: the whole island per 1024 samples)");
     p.add_floats("origin", c->origin, 2, "World position of global sample (0, 0) (island: relative to -1.25,-1.25)");
     p.add_value("noise-seed", c->noise_seed, "Seed of the terrain noise (any value)");
+    p.add_value("noise-frequency", c->noise.frequency, "demo: fBm frequency, cycles per world unit (> 0)");
+    p.add_value("noise-octaves", c->noise.octaves, "demo: fBm octaves (0..32)");
+    p.add_value("noise-lacunarity", c->noise.lacunarity, "demo: fBm frequency factor per octave (> 0)");
+    p.add_value("noise-gain", c->noise.gain, "demo: fBm amplitude factor per octave");
+    p.add_value("noise-amplitude", c->noise_amplitude,
+                "demo: height units per fBm unit (> 0); height = 0.5 + 0.5 amplitude fBm, fade target -1..1 at "
+                "fBm -0.6..0.6");
     add_erosion_options(p, c->settings, true);
     c->settings.threads = 0;
     p.add_value("threads", c->settings.threads, "Threads (0 = all hardware threads, at most 1024); same result for any");
