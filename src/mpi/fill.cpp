@@ -188,7 +188,7 @@ inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, st
 /// Bytes the root's spill graph takes, as tiled_fill_options::memory_cap counts it (fill.hpp).
 template <class T>
 std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edges, std::uint64_t tiles) {
-    return perimeter_cells * (6 * sizeof(T) + 22) + inner_edges * (3 * sizeof(T) + 16) + tiles * 20;
+    return perimeter_cells * (6 * sizeof(T) + 18) + inner_edges * (3 * sizeof(T) + 16) + tiles * 40;
 }
 
 /// The root's part: the spill graph of all tiles, and the spill level of every perimeter label.
@@ -263,7 +263,7 @@ public:
         // Pass 2: the edges inside tiles, both ways.
         adj_.resize(first_[nodes]);
         {
-            std::vector<std::uint64_t> fill(first_.begin(), first_.end() - 1);
+            std::vector<node_t> fill(first_.begin(), first_.end() - 1);
             for (const section& part : edge_sections) {
                 const std::uint64_t b = base_[static_cast<std::size_t>(part.tile)];
                 reader in{all.data() + part.offset, all.data() + all.size()};
@@ -362,7 +362,7 @@ private:
     std::vector<T> z_;
     std::vector<std::uint8_t> kind_;
     std::vector<T> level_;
-    std::vector<std::uint64_t> first_;
+    std::vector<node_t> first_;  // edges inside tiles: fewer than 2^28 (12 message bytes each)
     std::vector<std::pair<node_t, T>> adj_;
     std::uint64_t inner_edges_ = 0;
 };
@@ -514,8 +514,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             const std::uint64_t fixed = static_cast<std::uint64_t>(count) * (sizeof(std::int32_t) + sizeof(std::uint64_t)) +
                                         perimeter_cells * (sizeof(label_t) + sizeof(T));
             const std::uint64_t edges = total > fixed ? (total - fixed) / (2 * sizeof(label_t) + sizeof(T)) : 0;
-            const std::uint64_t need = graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) +
-                                       static_cast<std::uint64_t>(send_count) + kept_bytes;
+            const std::uint64_t need = graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) + kept_bytes;
             if (need > options.memory_cap)
                 fail.record(-1, "memory_cap of " + std::to_string(options.memory_cap) + " bytes exceeded: the spill graph of " +
                                     std::to_string(perimeter_cells) + " perimeter cells and " + std::to_string(edges) +

@@ -114,10 +114,13 @@ struct tiled_fill_options {
     ///    fits, and with tile_retention::keep that all its kept tiles ((3 sizeof(T) + 4) bytes per
     ///    padded cell each) fit besides: std::invalid_argument naming memory_cap otherwise
     ///    ("use smaller tiles", "use tile_retention::recompute");
-    ///  - the root checks the spill graph (6 sizeof(T) + 22 bytes per perimeter cell of every
-    ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 20 bytes per tile, its own
-    ///    perimeter message, and its kept tiles) once the ranks announce their message sizes,
-    ///    before it receives them: job_error naming memory_cap otherwise ("use larger tiles").
+    ///  - the root checks the spill graph (6 sizeof(T) + 18 bytes per perimeter cell of every
+    ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
+    ///    tiles once the ranks announce their message sizes, before it receives them: job_error
+    ///    naming memory_cap otherwise ("use larger tiles"). Edges inside a tile are the pairs of
+    ///    watersheds that meet there, typically 1-3 per perimeter cell, so the graph takes about
+    ///    100 bytes per perimeter cell: for square tiles of side s, about 100 / s bytes per map
+    ///    cell. With recompute the tiles' and the graph's memory are not needed at once.
     /// What is counted is gorge's own working memory; MPI's buffers, the caller's reader and
     /// writer and the program itself come on top. Range: 0 or >= 1.
     std::size_t memory_cap = 0;

@@ -1,0 +1,135 @@
+// Out of core (ctest mpi_out_of_core, one rank): a map four times larger than a configured
+// memory cap fills from tiles on disk with the peak memory growth of the process under the cap,
+// and the output tiles equal gorge::fill_depressions on the whole map, byte for byte.
+//
+// Peak memory is read from /proc/self/status: growth = VmHWM after the fill - VmRSS before it
+// (the high-water mark is reset first where the kernel allows, through /proc/self/clear_refs; if
+// not, the growth is only overstated). The input tiles are generated and written one at a time,
+// and the whole map is built for the comparison only after the measurement.
+//
+// Sizes: 4096 x 4096 float cells (64 MiB) in 8 x 8 tiles of 512 x 512, cap 16 MiB, tile_retention::
+// recompute. One tile's working set is at most 514^2 x 36 bytes = 9.1 MiB; the root's spill
+// graph, about 100 bytes per perimeter cell (64 tiles x 2044 cells), about 12.5 MiB by the cap's
+// count; they are not needed at once.
+#include <mpi.h>
+
+#if __has_include(<catch2/catch_session.hpp>)
+#include <catch2/catch_test_macros.hpp>
+#else
+#include <catch2/catch.hpp>
+#endif
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "gorge/drainage/depression_fill.hpp"
+#include "mpi/mpi_test_maps.hpp"
+
+namespace {
+
+using namespace gorge_mpi_test;
+
+constexpr std::ptrdiff_t map_side = 4096, tile_side = 512;
+constexpr std::size_t memory_cap = std::size_t(16) << 20;  // bytes
+constexpr float no_data = -9999.0f;
+
+/// Smooth hills with pits and a little noise (cheap to generate cell by cell).
+float height_at(std::ptrdiff_t x, std::ptrdiff_t y) {
+    rng r{static_cast<std::uint64_t>(y) * 0x100000001b3ull + static_cast<std::uint64_t>(x)};
+    r.next();
+    const double fx = static_cast<double>(x), fy = static_cast<double>(y);
+    double v = 200.0 * std::sin(fx * 0.0041) * std::cos(fy * 0.0033) + 60.0 * std::sin((fx + fy) * 0.017) + 0.5 * r.uniform();
+    if (r.uniform() < 0.0005) v -= 80.0;       // deep pits
+    if (r.uniform() < 0.0002) return no_data;  // scattered holes
+    return static_cast<float>(v);
+}
+
+/// A field of /proc/self/status in bytes (the kernel gives kB), or 0 when unreadable.
+std::size_t status_bytes(const char* field) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    const std::size_t n = std::strlen(field);
+    while (std::getline(in, line))
+        if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':')
+            return static_cast<std::size_t>(std::strtoull(line.c_str() + n + 1, nullptr, 10)) * 1024;
+    return 0;
+}
+
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("out of core: a map 4x larger than the memory cap fills on one rank under the cap", "[mpi][out_of_core]") {
+    REQUIRE(world_size() == 1);
+    const gm::tile_layout layout{map_side, map_side, tile_side, tile_side};
+    const std::size_t map_bytes = static_cast<std::size_t>(map_side * map_side) * sizeof(float);
+    REQUIRE(map_bytes >= 4 * memory_cap);
+
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gorge_out_of_core_XXXXXX").string();
+    REQUIRE(mkdtemp(&tmpl[0]) != nullptr);
+    const std::string dir = tmpl, in_dir = dir + "/in", out_dir = dir + "/out";
+    std::filesystem::create_directories(in_dir);
+    std::filesystem::create_directories(out_dir);
+    for (int t = 0; t < layout.tile_count(); ++t) {  // one tile in memory at a time
+        const gm::tile_rect r = layout.tile(t);
+        grid<float> cells(r.width, r.height);
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = height_at(r.x + x, r.y + y);
+        gm::write_raw_tile(gm::raw_tile_path(in_dir, r.tx, r.ty), cells.view());
+    }
+
+    gm::tiled_fill_options<float> options;
+    options.no_data = no_data;
+    options.retention = gm::tile_retention::recompute;
+    options.memory_cap = memory_cap;
+    {  // reset the high-water mark to the current resident size (Linux 4.0+; ignored if refused)
+        std::ofstream reset("/proc/self/clear_refs");
+        reset << "5";
+    }
+    const std::size_t before = status_bytes("VmRSS");
+    REQUIRE(before > 0);
+    const gm::tiled_fill_stats stats =
+        gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir, out_dir, options);
+    const std::size_t peak = status_bytes("VmHWM");
+    const std::size_t growth = peak > before ? peak - before : 0;
+    std::printf("out of core: %td^2 floats (%zu MiB) in %d tiles, cap %zu MiB: peak growth %.2f MiB "
+                "(VmRSS before %.1f MiB, VmHWM after %.1f MiB); spill graph %llu labels, %llu edges\n",
+                map_side, map_bytes >> 20, layout.tile_count(), memory_cap >> 20, static_cast<double>(growth) / 1048576.0,
+                static_cast<double>(before) / 1048576.0, static_cast<double>(peak) / 1048576.0,
+                static_cast<unsigned long long>(stats.labels), static_cast<unsigned long long>(stats.graph_edges));
+    CHECK(stats.tiles == layout.tile_count());
+    CHECK(stats.raised_cells > 0);
+    CHECK(growth < memory_cap);
+
+    // The in-memory fill, after the measurement: every output file equals, byte for byte, the
+    // tile file of fill_depressions's result.
+    grid<float> whole(map_side, map_side);
+    for (std::ptrdiff_t y = 0; y < map_side; ++y)
+        for (std::ptrdiff_t x = 0; x < map_side; ++x) whole.at(x, y) = height_at(x, y);
+    gorge::fill_options<float> single;
+    single.no_data = no_data;
+    gorge::fill_depressions(whole, single);
+    int different = 0;
+    const std::string expected_path = dir + "/expected.gtile";
+    for (int t = 0; t < layout.tile_count(); ++t) {
+        const gm::tile_rect r = layout.tile(t);
+        grid<float> cells(r.width, r.height);
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = whole.at(r.x + x, r.y + y);
+        gm::write_raw_tile(expected_path, cells.view());
+        different += file_bytes(expected_path) == file_bytes(gm::raw_tile_path(out_dir, r.tx, r.ty)) ? 0 : 1;
+    }
+    CHECK(different == 0);
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
