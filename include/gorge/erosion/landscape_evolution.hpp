@@ -691,8 +691,7 @@ private:
             if (!topo_.wrap_x) {
                 detail::evo_solve_rows(h_.data(), row_factors_, width_, y0, y1);
                 for (std::ptrdiff_t y = y0; y < y1; ++y)
-                    line_out_[std::size_t(y)] = detail::evo_line_outflow(
-                        h_.data() + y * width_, topo_.kind.data() + y * width_, std::size_t(width_), 1, a);
+                    line_out_[std::size_t(y)] = detail::evo_line_outflow(h_.data(), row_factors_, std::size_t(y), a);
                 return;
             }
             detail::evo_line_scratch<T> s;
@@ -712,8 +711,9 @@ private:
             detail::evo_for_pieces(threads, strips, [&](std::ptrdiff_t b) {
                 const std::ptrdiff_t x0 = b * column_strip, x1 = std::min(width_, x0 + column_strip);
                 detail::evo_solve_columns(h_.data(), column_factors_, width_, height_, x0, x1);
-                detail::evo_columns_outflow(h_.data(), topo_.kind.data(), width_, height_, x0, x1, a,
-                                            line_out_.data() + height_ + x0);
+                for (std::ptrdiff_t x = x0; x < x1; ++x)
+                    line_out_[std::size_t(height_ + x)] =
+                        detail::evo_line_outflow(h_.data(), column_factors_, std::size_t(x), a);
             });
             double out = 0;
             for (const double v : line_out_) out += v;

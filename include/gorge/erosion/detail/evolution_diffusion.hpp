@@ -216,36 +216,6 @@ double evo_diffuse_open_line(T* v, const std::uint8_t* k, T* c, std::size_t len,
     return out;
 }
 
-/// Height (× cells) that flowed into base-level cells down each solved column x0..x1 of a
-/// row-major map, added into out[x - x0] (read row by row).
-template <class T>
-void evo_columns_outflow(const T* h, const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdiff_t height,
-                         std::ptrdiff_t x0, std::ptrdiff_t x1, T a, double* out) {
-    for (std::ptrdiff_t y = 0; y < height; ++y) {
-        const std::uint8_t* k = kind + y * width;
-        const T* row = h + y * width;
-        for (std::ptrdiff_t x = x0; x < x1; ++x) {
-            if (k[x] != evo_free) continue;
-            if (y > 0 && k[x - width] == evo_base) out[x - x0] += double(a) * (double(row[x]) - double(row[x - width]));
-            if (y + 1 < height && k[x + width] == evo_base)
-                out[x - x0] += double(a) * (double(row[x]) - double(row[x + width]));
-        }
-    }
-}
-/// Height (× cells) that flowed into base-level cells along a solved contiguous line v[0..len)
-/// with kinds k, line stride `stride`: a·(v_free - v_base) over every free/base pair.
-template <class T>
-double evo_line_outflow(const T* v, const std::uint8_t* k, std::size_t len, std::ptrdiff_t stride, T a) {
-    double out = 0;
-    for (std::size_t j = 0; j < len; ++j) {
-        const std::ptrdiff_t i = std::ptrdiff_t(j) * stride;
-        if (k[i] != evo_free) continue;
-        if (j > 0 && k[i - stride] == evo_base) out += double(a) * (double(v[i]) - double(v[i - stride]));
-        if (j + 1 < len && k[i + stride] == evo_base) out += double(a) * (double(v[i]) - double(v[i + stride]));
-    }
-    return out;
-}
-
 /// The LU factors of every open (non-periodic) line solve along one axis of a map, which stay
 /// the same from step to step (they depend on a and the cell kinds along the line only): the
 /// forward sweep is x_j = v_j·m_j - l_j·x_(j-1) (m = 1/pivot, l = lower/pivot) and the backward
@@ -264,8 +234,23 @@ struct evo_line_factors {
     /// Runs of consecutive lines with one pattern: lines [run_start[r], run_start[r + 1]) have
     /// pattern pattern[run_start[r]]; run_start ends with the number of lines.
     std::vector<std::size_t> run_start;
+    /// The free/base-level pairs of adjacent cells along each line, in line order (for each free
+    /// cell: the pair with the cell before it, then with the cell after it): line i's pairs are
+    /// [pair_start[i], pair_start[i + 1]).
+    std::vector<std::size_t> pair_start;
+    std::vector<evo_index> pair_free, pair_base;
     bool empty() const { return pattern.empty(); }
 };
+
+/// Height (× cells) that flowed into base-level cells along solved line `line` of map h:
+/// a·(h_free - h_base) summed over the line's free/base-level pairs.
+template <class T>
+double evo_line_outflow(const T* h, const evo_line_factors<T>& fz, std::size_t line, T a) {
+    double out = 0;
+    for (std::size_t q = fz.pair_start[line]; q < fz.pair_start[line + 1]; ++q)
+        out += double(a) * (double(h[fz.pair_free[q]]) - double(h[fz.pair_base[q]]));
+    return out;
+}
 
 /// Factors of the lines along x (rows, when `rows`) or along y (columns) of a width × height
 /// map with kinds `kind`, diffusion number a.
@@ -280,6 +265,9 @@ void evo_factor_lines(const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdi
     out.c.clear();
     out.pattern.assign(std::size_t(lines), 0);
     out.run_start.clear();
+    out.pair_start.assign(1, 0);
+    out.pair_free.clear();
+    out.pair_base.clear();
     std::unordered_map<std::string, evo_index> seen;
     std::string key(std::size_t(len), '\0');
     for (std::ptrdiff_t line = 0; line < lines; ++line) {
@@ -313,6 +301,19 @@ void evo_factor_lines(const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdi
                 out.c.push_back(prev_c);
             }
         }
+        for (std::ptrdiff_t j = 0; j < len; ++j) {
+            if (std::uint8_t(key[std::size_t(j)]) != evo_free) continue;
+            const auto cell = static_cast<evo_index>(first + j * stride);
+            if (j > 0 && std::uint8_t(key[std::size_t(j - 1)]) == evo_base) {
+                out.pair_free.push_back(cell);
+                out.pair_base.push_back(static_cast<evo_index>(first + (j - 1) * stride));
+            }
+            if (j + 1 < len && std::uint8_t(key[std::size_t(j + 1)]) == evo_base) {
+                out.pair_free.push_back(cell);
+                out.pair_base.push_back(static_cast<evo_index>(first + (j + 1) * stride));
+            }
+        }
+        out.pair_start.push_back(out.pair_free.size());
         out.pattern[std::size_t(line)] = p;
         if (line == 0 || p != out.pattern[std::size_t(line - 1)]) out.run_start.push_back(std::size_t(line));
     }
@@ -322,7 +323,7 @@ void evo_factor_lines(const std::uint8_t* kind, std::ptrdiff_t width, std::ptrdi
 /// Rows [y0, y1) of a row-major map solved with their factors (fz), in place. Rows are solved
 /// `evo_row_batch` at a time, interleaved, so their recurrences overlap. A coefficient of 0
 /// never multiplies a neighbour (no-data values may be NaN or infinite).
-constexpr std::ptrdiff_t evo_row_batch = 2;
+constexpr std::ptrdiff_t evo_row_batch = 4;
 template <class T>
 void evo_solve_rows(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, std::ptrdiff_t y0, std::ptrdiff_t y1) {
     for (std::ptrdiff_t yb = y0; yb < y1; yb += evo_row_batch) {
@@ -349,7 +350,7 @@ void evo_solve_rows(T* h, const evo_line_factors<T>& fz, std::ptrdiff_t width, s
         for (std::ptrdiff_t j = width - 1; j-- > 0;)
             for (std::ptrdiff_t r = 0; r < nr; ++r) {
                 const T upper = c[r][j];
-                if (upper != T(0)) v[r][j] -= upper * v[r][j + 1];
+                v[r][j] -= upper != T(0) ? upper * v[r][j + 1] : T(0);
             }
     }
 }
