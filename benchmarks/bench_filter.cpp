@@ -1,7 +1,7 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
 // is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
 // variants go through the batch kernels (gorge/simd/simd.hpp) via the tile API (gorge/simd/tile.hpp) on
-// one thread, *_simd_mt on all hardware threads. See benchmarks/README.md for measured figures.
+// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N on N threads. See benchmarks/README.md for measured figures.
 #include <cstdint>
 #include <vector>
 
@@ -134,5 +134,20 @@ void demo_pipeline_simd(benchmark::State& state) {
     });
 }
 BENCHMARK(demo_pipeline_simd)->Unit(benchmark::kMillisecond);
+
+/// Thread scaling of the same tile (rows shared through erode_tile's work counter); wall time.
+void demo_pipeline_simd_threads(benchmark::State& state) {
+    gorge::tile_settings<float> settings;
+    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
+    settings.threads = static_cast<unsigned>(state.range(0));
+    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
+        gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
+    });
+}
+BENCHMARK(demo_pipeline_simd_threads)
+    ->ArgName("threads")
+    ->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
