@@ -134,8 +134,13 @@ export function presetOf(values, view) {
   };
 }
 
-// Values from a preset object (the keys the page knows; others are ignored); throws naming a bad key.
-export function valuesFromPreset(preset, values) {
+// The values and view of a `gorge generate` preset (as exported, or written by --save-preset):
+// the keys the page shows, and the view from size, spacing, origin and the tile (tile_x, tile_y
+// move the origin by tile * (size - 1) samples). Missing keys keep `values` and `view`; throws
+// naming a bad key. Keys the page does not show (range, threads, ...) are ignored.
+export function fromPreset(preset, values, view) {
+  if (typeof preset !== 'object' || preset === null || Array.isArray(preset)) throw new Error('a preset is a JSON object');
+  if ('recipe' in preset && preset.recipe !== 'demo') throw new Error(`recipe: '${preset.recipe}' (the playground shows the demo recipe)`);
   const out = structuredClone(values);
   for (const p of parameters) {
     if (!(p.key in preset)) continue;
@@ -145,7 +150,19 @@ export function valuesFromPreset(preset, values) {
     if (p.index === undefined) out[p.key] = v;
     else out[p.key][p.index] = v;
   }
-  return out;
+  const size = 'size' in preset ? preset.size : view.size;
+  const spacing = 'spacing' in preset ? preset.spacing : view.spacing;
+  const origin = 'origin' in preset ? preset.origin : view.origin;
+  if (!(Number.isInteger(size) && size >= 2)) throw new Error('size: must be an integer >= 2');
+  if (!(Number.isFinite(spacing) && spacing > 0)) throw new Error('spacing: must be finite and > 0 (0, the command\'s default, is 1/1024)');
+  if (!(Array.isArray(origin) && origin.length === 2 && origin.every(Number.isFinite))) throw new Error('origin: must be two finite numbers');
+  const tile = [preset.tile_x || 0, preset.tile_y || 0];
+  if (!tile.every(Number.isInteger)) throw new Error('tile_x, tile_y: must be integers');
+  const f = (x) => Math.fround(x);
+  return {
+    values: out,
+    view: { size, spacing: f(spacing), origin: [0, 1].map((c) => f(f(origin[c]) + f(spacing) * tile[c] * (size - 1))) },
+  };
 }
 
 const cppFloat = (x) => {

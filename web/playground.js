@@ -5,7 +5,8 @@
 // SPDX-License-Identifier: MPL-2.0
 import { createBackend } from './gpu.js';
 import {
-  cppSnippet, defaultValues, defaultView, glslSnippet, invalidReason, parameterId, parameters, presetOf, r16Bytes,
+  cppSnippet, defaultValues, defaultView, fromPreset, glslSnippet, invalidReason, parameterId, parameters, presetOf,
+  r16Bytes,
 } from './params.js';
 
 const query = new URLSearchParams(location.search);
@@ -234,6 +235,21 @@ const exporters = {
   'export-r16': async () => download(`gorge-view-${size}x${size}.r16`, r16Bytes(await heights()), 'application/octet-stream'),
 };
 
+// A preset file (exported here, or written by gorge generate --save-preset): its parameters and
+// view. The page keeps its own ?size; a preset of another size is shown with its origin and
+// spacing (the same samples, fewer or more of them).
+async function importPreset(file) {
+  const loaded = fromPreset(JSON.parse(await file.text()), state.values, state.view);
+  state.values = loaded.values;
+  state.view = { ...loaded.view, size };
+  controls.forEach((show) => show());
+  requestRender();
+  await idle();
+  if (loaded.view.size !== size) {
+    setStatus(`${statusLine.textContent} (the preset's size ${loaded.view.size} differs from ?size=${size})`);
+  }
+}
+
 // ---- start -------------------------------------------------------------------------------------
 async function start() {
   buildControls();
@@ -248,6 +264,10 @@ async function start() {
   for (const [id, run] of Object.entries(exporters)) {
     document.getElementById(id).addEventListener('click', () => run().catch(fail));
   }
+  const picker = document.getElementById('import-preset');
+  picker.addEventListener('change', () => {
+    if (picker.files.length) importPreset(picker.files[0]).catch(fail).finally(() => { picker.value = ''; });
+  });
   requestRender();
   await idle();
 }

@@ -401,6 +401,21 @@ const checks = {
       }
     }
     console.log(`--save-preset: ${keys.size} keys, ${differing} differ from the exported preset`);
+    // The preset --save-preset wrote, loaded into a fresh page, gives the same parameters, view
+    // and heights.
+    const fresh = await openPage(backend);
+    const picker = await fresh.$('#import-preset');
+    await picker.uploadFile(back);
+    await fresh.waitForFunction(() => window.playground.view.origin[0] !== 0);
+    const loaded = await fresh.evaluate(() => window.playground.idle().then(() => ({ values: window.playground.values, view: window.playground.view })));
+    for (const [k, v] of Object.entries(expectedValues())) {
+      if (!same(v, loaded.values[k])) fail(`the loaded preset gives ${k} = ${JSON.stringify(loaded.values[k])}, expected ${JSON.stringify(v)}`);
+    }
+    const view = await page.evaluate(() => window.playground.view);
+    if (!same(view.origin, loaded.view.origin) || !same(view.spacing, loaded.view.spacing)) {
+      fail(`the loaded preset gives the view ${JSON.stringify(loaded.view)}, expected ${JSON.stringify(view)}`);
+    }
+    compare('page with the loaded --save-preset vs the page that exported it', (await samples(fresh)).height, s.height, 0, s.size);
   },
 
   async r16() {
