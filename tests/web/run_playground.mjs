@@ -104,7 +104,7 @@ const consoleProblems = [];
 
 async function openPage(kind, size = testSize) {
   const page = await browser.newPage();
-  await page.setViewport({ width: 1300, height: 860 });
+  await page.setViewport({ width: 1300, height: 900 });
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warn' || m.type() === 'warning') consoleProblems.push(`${m.type()}: ${m.text()}`);
   });
