@@ -1,7 +1,7 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
 // is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
 // variants go through the batch kernels (gorge/simd/simd.hpp) via the tile API (gorge/simd/tile.hpp) on
-// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N on N threads. See benchmarks/README.md for measured figures.
+// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N/side:S on N threads. See benchmarks/README.md for measured figures.
 #include <cstdint>
 #include <vector>
 
@@ -33,20 +33,21 @@ void run_tile(benchmark::State& state, F&& f) {
     state.SetItemsProcessed(state.iterations() * tile_points);
 }
 
-/// The same tile through the tile API: samples at (x, y) / 512, height output only.
+/// The same tile through the tile API: samples at (x, y) / side (512 unless given), height output
+/// only.
 template <class Fill>
-void run_tile_api(benchmark::State& state, Fill&& fill) {
-    std::vector<float> out(std::size_t(tile_size) * tile_size);
+void run_tile_api(benchmark::State& state, Fill&& fill, int side = tile_size) {
+    std::vector<float> out(std::size_t(side) * std::size_t(side));
     gorge::tile_sampling<float> sampling;
-    sampling.spacing = glm::vec2(tile_spacing);
+    sampling.spacing = glm::vec2(1.0f / float(side));
     gorge::tile_buffers<float> buffers;
-    buffers.height = gorge::grid_view<float>(out.data(), tile_size, tile_size);
+    buffers.height = gorge::grid_view<float>(out.data(), side, side);
     for (auto _ : state) {
         fill(sampling, buffers);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
-    state.SetItemsProcessed(state.iterations() * tile_points);
+    state.SetItemsProcessed(state.iterations() * std::int64_t(side) * side);
     state.counters["lanes"] = double(gorge::simd_lanes<float>());
 }
 
@@ -135,18 +136,22 @@ void demo_pipeline_simd(benchmark::State& state) {
 }
 BENCHMARK(demo_pipeline_simd)->Unit(benchmark::kMillisecond);
 
-/// Thread scaling of the same tile (rows shared through erode_tile's work counter); wall time.
+/// Thread scaling of the demo tile, 512^2 and 2048^2 (rows shared through erode_tile's work
+/// counter); wall time.
 void demo_pipeline_simd_threads(benchmark::State& state) {
     gorge::tile_settings<float> settings;
     settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
     settings.threads = static_cast<unsigned>(state.range(0));
-    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
-        gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
-    });
+    run_tile_api(
+        state,
+        [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
+            gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
+        },
+        static_cast<int>(state.range(1)));
 }
 BENCHMARK(demo_pipeline_simd_threads)
-    ->ArgName("threads")
-    ->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
+    ->ArgNames({"threads", "side"})
+    ->ArgsProduct({{1, 2, 4, 8, 16}, {512, 2048}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
