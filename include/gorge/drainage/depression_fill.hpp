@@ -205,54 +205,120 @@ inline int bit_width(K k) {
 #endif
 }
 
+/// Index of the lowest set bit of k (k != 0).
+template <class K>
+inline int lowest_bit(K k) {
+    static_assert(std::is_unsigned<K>::value && sizeof(K) <= 8, "lowest_bit of an unsigned integer");
+    GORGE_ASSERT(k != 0, "gorge: lowest_bit of 0");
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(static_cast<unsigned long long>(k));
+#else
+    int n = 0;
+    for (; (k & 1u) == 0; k >>= 1) ++n;
+    return n;
+#endif
+}
+
 /// Monotone priority queue of cells keyed by ordered height bits: a radix heap (Ahuja, Mehlhorn,
-/// Orlin & Tarjan 1990, "Faster algorithms for the shortest path problem", J. ACM 37(2)). It
-/// needs every pushed key to be >= the last popped one, which holds for Priority-Flood: a cell
-/// enters the queue only when it is higher than the cell being processed. Bucket 0 holds the keys
-/// equal to the last popped key; bucket b >= 1 the keys whose highest bit differing from it is
-/// bit b - 1. Popping from an empty bucket 0 finds the minimum of the first non-empty bucket and
-/// redistributes that bucket into lower ones; each cell moves at most (key bits) times, and in
-/// practice a couple of times, by sequential vector operations instead of the binary heap's
-/// cache-missing sifts. Equal keys come out last in, first out: deterministic, as the whole queue
-/// is gorge's own code.
+/// Orlin & Tarjan 1990, "Faster algorithms for the shortest path problem", J. ACM 37(2)) over
+/// 8-bit digits. It needs every pushed key to be >= the last popped one, which holds for
+/// Priority-Flood: a cell enters the queue only when it is higher than the cell being processed.
+/// Cells whose key equals the last popped key wait in one bucket; any other key goes to level l,
+/// the highest digit in which it differs from the last popped key, and there to the bucket of its
+/// digit l (256 per level). Every key on a lower level, or in a lower bucket of the same level, is
+/// smaller, so the smallest key lies in the first non-empty bucket of the lowest non-empty level
+/// (found through bit masks). When the equal bucket runs empty, that bucket is moved: its minimum
+/// becomes the last key and its cells go to the equal bucket or to lower levels, so a cell moves
+/// at most once per digit (four times for float keys, usually once or twice), by sequential vector
+/// operations instead of a binary heap's cache-missing sifts.
+/// Order: cells leave by increasing key and, among equal keys, the latest pushed first. Each
+/// bucket keeps its cells in push order, because cells are only ever moved into buckets that are
+/// empty (every level below the one moved from, and the equal bucket). That order is the queue's
+/// contract (the epsilon fill's result depends on it), the same as that of the bit-by-bit radix
+/// heap it replaced.
 template <class K, class I>
 class radix_heap {
 public:
     bool empty() const { return size_ == 0; }
     void push(K key, I cell) {
         GORGE_ASSERT(key >= last_, "gorge: radix_heap keys must not decrease");
-        buckets_[bucket_of(key)].push_back({key, cell});
+        if (key == last_)
+            equal_.push_back({key, cell});
+        else
+            push_to_level({key, cell});
         ++size_;
     }
     /// Key of the cell last returned by pop().
     K last_key() const { return last_; }
     /// Removes and returns a cell of the smallest key; the queue must not be empty.
     I pop() {
-        if (buckets_[0].empty()) refill();
-        const I cell = buckets_[0].back().cell;
-        buckets_[0].pop_back();
+        if (equal_.empty()) refill();
+        const I cell = equal_.back().cell;
+        equal_.pop_back();
         --size_;
         return cell;
     }
 
 private:
-    static constexpr std::size_t key_bits = sizeof(K) * std::numeric_limits<unsigned char>::digits;
+    static constexpr int digit_bits = 8;
+    static constexpr std::size_t digit_values = std::size_t(1) << digit_bits;
+    static constexpr int key_bits = static_cast<int>(sizeof(K)) * std::numeric_limits<unsigned char>::digits;
+    static constexpr int levels = key_bits / digit_bits;
+    static constexpr std::size_t mask_words = digit_values / 64;
+    static_assert(key_bits % digit_bits == 0 && levels <= 32, "whole digits, one level bit each");
     struct entry {
         K key;
         I cell;
     };
-    std::size_t bucket_of(K key) const { return static_cast<std::size_t>(bit_width(static_cast<K>(key ^ last_))); }
+    struct level_buckets {
+        std::vector<entry> bucket[digit_values];
+        std::uint64_t occupied[mask_words] = {};  // bit d: bucket d is not empty
+    };
+
+    void push_to_level(const entry& e) {
+        const int level = (bit_width(static_cast<K>(e.key ^ last_)) - 1) / digit_bits;
+        const std::size_t d = static_cast<std::size_t>(e.key >> (level * digit_bits)) & (digit_values - 1);
+        level_buckets& lb = levels_[static_cast<std::size_t>(level)];
+        lb.bucket[d].push_back(e);
+        lb.occupied[d / 64] |= std::uint64_t(1) << (d % 64);
+        non_empty_levels_ |= std::uint32_t(1) << level;
+    }
     void refill() {
-        std::size_t b = 1;
-        while (buckets_[b].empty()) ++b;
-        std::vector<entry>& from = buckets_[b];
+        GORGE_ASSERT(non_empty_levels_ != 0, "gorge: radix_heap refill of an empty queue");
+        const int level = lowest_bit(non_empty_levels_);
+        level_buckets& lb = levels_[static_cast<std::size_t>(level)];
+        std::size_t w = 0;
+        while (lb.occupied[w] == 0) ++w;
+        const std::size_t d = w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w]));
+        lb.occupied[w] &= ~(std::uint64_t(1) << (d % 64));
+        bool level_empty = true;
+        for (std::size_t i = 0; i < mask_words; ++i) level_empty = level_empty && lb.occupied[i] == 0;
+        if (level_empty) non_empty_levels_ &= ~(std::uint32_t(1) << level);
+        std::vector<entry>& from = lb.bucket[d];
+        if (level == 0 || from.size() == 1) {
+            // All of its keys are equal (level 0 leaves no digit to differ in), or there is one:
+            // the bucket becomes the equal bucket as it is (which is empty: swapped, not copied).
+            last_ = from.front().key;
+            equal_.swap(from);
+            return;
+        }
         K smallest = from.front().key;
         for (const entry& e : from) smallest = e.key < smallest ? e.key : smallest;
         last_ = smallest;
-        for (const entry& e : from) buckets_[bucket_of(e.key)].push_back(e);
+        // Every cell now agrees with the last key on digit `level` and above: it goes to the
+        // equal bucket or to a lower level, all of them empty, so the push order is kept.
+        for (const entry& e : from) {
+            if (e.key == last_)
+                equal_.push_back(e);
+            else
+                push_to_level(e);
+        }
         from.clear();
     }
-    std::vector<entry> buckets_[key_bits + 1];
+
+    std::vector<entry> equal_;
+    std::vector<level_buckets> levels_ = std::vector<level_buckets>(levels);  // 6 KiB each: not on the stack
+    std::uint32_t non_empty_levels_ = 0;
     K last_ = 0;
     std::size_t size_ = 0;
 };
@@ -281,11 +347,21 @@ private:
 class bit_set {
 public:
     bit_set() = default;
+    /// n bits, all set to value (plus one spare word, so that three() reads across a word
+    /// boundary without a check).
     bit_set(std::size_t n, bool value)
-        : words_((n + word_bits - 1) / word_bits, value ? ~std::uint64_t(0) : std::uint64_t(0)) {}
+        : words_((n + word_bits - 1) / word_bits + 1, value ? ~std::uint64_t(0) : std::uint64_t(0)) {}
     bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
     void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
     void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
+    /// Bits i, i + 1 and i + 2 as bits 0, 1 and 2 of the result (i + 2 must be below n).
+    unsigned three(std::size_t i) const {
+        const std::size_t w = i / word_bits;
+        const std::size_t s = i % word_bits;
+        // The second shift is split so that s == 0 shifts by 64 in two legal steps (giving 0).
+        const std::uint64_t bits = (words_[w] >> s) | ((words_[w + 1] << 1) << (word_bits - 1 - s));
+        return static_cast<unsigned>(bits & 7u);
+    }
 
 private:
     static constexpr std::size_t word_bits = 64;
@@ -345,6 +421,21 @@ struct padded_heights {
     }
     /// Index offset of D8 neighbour k (gorge/drainage/d8.hpp).
     std::ptrdiff_t offset(int k) const { return d8_offset(k, pitch); }
+    /// The D8 neighbours of map cell c that are not closed: bit k set for neighbour k. Three reads
+    /// of the bit set (one per row) instead of eight tests, and the loops that follow visit only
+    /// the open neighbours, still in the order k = 0..7.
+    unsigned open_neighbours(std::size_t c) const {
+        const std::size_t p = static_cast<std::size_t>(pitch);
+        const unsigned above = closed.three(c - p - 1);  // NW, N, NE: codes 5, 6, 7
+        const unsigned row = closed.three(c - 1);        // W, (c), E: codes 4, -, 0
+        const unsigned below = closed.three(c + p - 1);  // SW, S, SE: codes 3, 2, 1
+        // below's bits reversed: SE, S, SW in bits 0, 1, 2.
+        constexpr unsigned char reversed[8] = {0, 4, 2, 6, 1, 5, 3, 7};
+        const unsigned shut = ((row >> 2) & 1u) | (static_cast<unsigned>(reversed[below]) << 1) | ((row & 1u) << 4) |
+                              (above << 5);
+        return ~shut & all_neighbours;
+    }
+    static constexpr unsigned all_neighbours = (1u << d8_neighbours) - 1u;
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
     /// to a no-data cell.
     template <class F>
@@ -444,9 +535,8 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
         // when one ulp more is the no-data value: a data cell must never read as no-data).
         T raised = epsilon ? next_up(zc) : zc;
         if (step_over && raised == skipped) raised = next_up(raised);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
-            if (closed.test(n)) continue;
+        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
+            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
             closed.set(n);
             const T zn = z[n];
             if (zn <= raised) {
@@ -476,7 +566,6 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
                   "gorge depression fills support float and double heights");
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
-    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
     if (!fill_report(options, 0.0, stats)) return stats;
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
         priority_flood<epsilon, std::uint32_t>(work, options, stats, who);
