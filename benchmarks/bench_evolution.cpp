@@ -1,9 +1,10 @@
 // Landscape evolution (gorge/erosion/landscape_evolution.hpp) on square maps of 1024², 2048² and
 // 4096² cells: 100 m cells, uplift 1 mm/yr, K = 2e-5, m = 0.5, n = 1, D = 0.01 m²/yr,
 // dt = 10 kyr, fixed edges, float. The map starts as low fBm (0..50 m, with pits) and is evolved
-// for warm-up steps before timing (30 at 1024², fewer on larger maps), so the timed steps see a
-// river network forming; the first steps route across the fBm's many depressions. Diffusion
-// keeps making small pits, so depression routing runs every step.
+// for warm-up steps before timing (150 at 1024², a formed landscape whose rivers reach the
+// ridges; fewer on larger maps, whose early steps take seconds each, so those see a river
+// network still forming, lakes routed at a cost). Diffusion keeps making small pits, so
+// depression routing runs every step.
 // Each iteration runs `timed_steps` full steps (uplift, receivers, depression routing where
 // sinks exist, stack, accumulation, implicit stream power, implicit diffusion);
 // items_per_second is cell-steps per second. Counters: seconds per step of each stage
@@ -23,7 +24,7 @@ namespace {
 
 /// Warm-up steps before timing: fewer on the larger maps (whose early steps, with lakes over a
 /// quarter of the map, take seconds each), so those are measured earlier in their evolution.
-int warmup_steps(int side) { return side <= 1024 ? 30 : side <= 2048 ? 15 : 6; }
+int warmup_steps(int side) { return side <= 1024 ? 150 : side <= 2048 ? 15 : 6; }
 constexpr int timed_steps = 4;
 constexpr float start_relief = 50.0f;  // metres
 

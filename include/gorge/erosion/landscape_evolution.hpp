@@ -32,26 +32,28 @@
 //      height order until it meets its lowest pass); only where that fails (never on a checked
 //      map) the whole basin graph is built. Without sinks nothing of this runs;
 //   4. the stack: every cell after its receiver, and A, in one O(n) pass without donor lists:
-//      each cell whose donors are all done (at first those without donors, in index order) adds
-//      its count to its receiver and goes on the stack from its end, and the walk follows the
-//      receivers downstream while it completes them (Kahn's topological order, leaves first;
-//      its walks stay near each other in memory). Any order with receivers first gives the same
+//      each cell whose donors are all done (at first those without donors, listed in index
+//      order and walked from the last) adds its count to its receiver and goes on the stack
+//      from its end, and the walk follows the receivers downstream while it completes them
+//      (Kahn's topological order, leaves first; its walks stay near each other in memory). Any order with receivers first gives the same
 //      counts and the same stream power solve;
 //   5. stream power, implicit (Braun & Willett, "A very efficient O(n), implicit and parallel
 //      method to solve the stream power equation governing fluvial incision and landscape
 //      evolution", Geomorphology 180–181, 2013), cells in stack order so each receiver is final
 //      before its donors:  h - h* + dt·K·A^m·((h - w)/d)^n = 0  with w the receiver's new height
-//      (its water level when it is a lake cell). n = 1: h = w + (h* - w)/(1 + dt·K·A^m/d) in
-//      closed form; other n: Newton's method kept inside the bracket w <= h <= h*, to rounding.
+//      (its water level when it is a lake cell). n = 1: h = w + (h* - w)·g in closed form, with
+//      g = 1/(1 + dt·K·A^m/d) computed before w is known (off the receiver-to-donor chain);
+//      other n: Newton's method kept inside the bracket w <= h <= h*, to rounding.
 //      Lake cells are not eroded (they only rise with the uplift, until filled by it or drained
 //      by the incision of their outlet); a cell is never lowered below its receiver's height, so
 //      no step inverts a slope;
 //   6. hillslope diffusion (D > 0), implicit: backward Euler along every row, then along every
 //      column (locally one-dimensional splitting), each line a tridiagonal solve (Thomas), or a
 //      cyclic one (Sherman–Morrison) for a periodic line without base-level cells. The factors
-//      of the non-periodic lines (which depend on dt, D, cell_size and the cell kinds only) are
-//      made once by the first diffusion step; each step then runs one forward and one backward
-//      sweep per line, columns all at once row by row;
+//      of the non-periodic lines (which depend on dt, D, cell_size and the cell kinds along the
+//      line only) are made once by the first diffusion step, once per distinct line pattern
+//      (one or two on a map without no-data cells); each step then runs one forward and one
+//      backward sweep per line, columns all at once row by row;
 //
 // Guarantees:
 //   - Unconditionally stable: every stage is implicit. Stream power only moves a cell between its
@@ -87,8 +89,10 @@
 //
 // Memory: about 2·sizeof(T) + 32 bytes per cell (heights, an uplift grid when set, receivers,
 // directions, counts, pending donors, stack, basin labels and marks): 40 bytes per cell for
-// float; with diffusion 4·sizeof(T) more per non-periodic axis (its line factors): 72 bytes per
-// cell for float, 1.2 GB at 4096²; plus 12 bytes per cell if the global basin graph is ever
+// float, 670 MB at 4096²; diffusion adds 3·sizeof(T) per cell of each distinct line pattern of
+// a non-periodic axis (a few lines on a map without no-data cells; at most 3·sizeof(T) per
+// cell and axis, 24 bytes per cell for float, when no two lines match) and 8 bytes per
+// free/base-level pair along a line; plus 12 bytes per cell if the global basin graph is ever
 // built, and one line of scratch per thread.
 // Speed: O(n) per step. On one core of a server CPU (Xeon), float, 1024², a formed landscape
 // with diffusion (whose steps keep making small pits): about 23 M cell-steps/s (44 ms per step),
