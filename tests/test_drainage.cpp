@@ -266,6 +266,23 @@ TEST_CASE("epsilon fill reports float precision loss on large heights", "[draina
     const auto dstats = gorge::fill_depressions_epsilon(d);
     CHECK(dstats.overtaken_cells == 0u);
     CHECK(dstats.max_gradient_rise < 1e-7);
+    // The same corridor, but the bump (6, 1) also touches an outlet below it: (7, 1) on the right
+    // edge at 2^24 + 2. The gradient from the left still climbs past the bump, but the bump can
+    // drain to the right without being raised, so it keeps its height: it lies in no depression,
+    // and a raise there is not needed for strict drainage. (The bump's 2^24 + 5 is stored as
+    // 2^24 + 4, the nearest float; the right outlet 2^24 + 2 is exact.)
+    gorge::grid<float> two_sides = g;
+    two_sides(7, 1) = base + 2.0f;
+    gorge::grid<float> two_plain = two_sides;
+    CHECK(gorge::fill_depressions(two_plain).raised_cells == 0u);
+    const auto two_stats = gorge::fill_depressions_epsilon(two_sides);
+    for (int x = 1; x < 6; ++x) CHECK(two_sides(x, 1) == base + 2.0f * float(x));
+    CHECK(two_sides(6, 1) == base + 5.0f);
+    CHECK(two_sides(7, 1) == base + 2.0f);
+    CHECK(two_stats.overtaken_cells == 0u);
+    CHECK(two_stats.raised_cells == 5u);
+    CHECK(two_stats.max_gradient_rise == 12.0f);  // still an upper bound on the departure
+    CHECK(cells_draining_strictly(two_sides, std::optional<float>()) == two_sides.size());
     // A step past the largest float overflows: reported, not turned into infinity.
     gorge::grid<float> top(3, 3, std::numeric_limits<float>::max());
     top(1, 1) = 0.0f;
@@ -774,7 +791,8 @@ namespace {
 
 /// Priority-Flood+ (plain) and Priority-Flood+ε written out directly, for maps without no-data:
 /// a binary heap ordered by height and then by the latest push (the order the fills promise),
-/// a FIFO pit queue drained first, neighbours in D8 order. The fills must equal it bit for bit.
+/// a FIFO pit queue drained first, neighbours in D8 order, then (epsilon) overtaken cells with a
+/// lower neighbour restored. The fills must equal it bit for bit.
 template <class T>
 gorge::grid<T> reference_flood(const gorge::grid<T>& original, bool epsilon) {
     gorge::grid<T> z = original;
@@ -790,6 +808,8 @@ gorge::grid<T> reference_flood(const gorge::grid<T>& original, bool epsilon) {
     std::vector<entry> open;  // a binary heap through std::push_heap / std::pop_heap
     std::deque<std::ptrdiff_t> pit;
     std::uint64_t pushes = 0;
+    T spill = T(0);
+    std::vector<std::pair<std::ptrdiff_t, T>> overtaken;  // raised above the spill level, own height
     auto push_open = [&](std::ptrdiff_t c) {
         open.push_back({z.data()[c], pushes++, c});
         std::push_heap(open.begin(), open.end(), later);
@@ -808,6 +828,7 @@ gorge::grid<T> reference_flood(const gorge::grid<T>& original, bool epsilon) {
         } else {
             std::pop_heap(open.begin(), open.end(), later);
             c = open.back().cell;
+            spill = open.back().z;
             open.pop_back();
         }
         const T zc = z.data()[c];
@@ -818,12 +839,23 @@ gorge::grid<T> reference_flood(const gorge::grid<T>& original, bool epsilon) {
             closed[std::size_t(ny * w + nx)] = 1;
             T& zn = z.data()[ny * w + nx];
             if (zn <= raised) {
+                if (epsilon && zn > spill && zn < raised) overtaken.emplace_back(ny * w + nx, zn);
                 zn = raised == T(0) ? T(0) : raised;  // a step from -denorm_min gives +0
                 pit.push_back(ny * w + nx);
             } else {
                 push_open(ny * w + nx);
             }
         }
+    }
+    // Overtaken cells that have a neighbour below their own height get it back, in the order
+    // they were raised.
+    for (const auto& o : overtaken) {
+        const std::ptrdiff_t x = o.first % w, y = o.first / w;
+        bool lower = false;
+        for (int k = 0; k < gorge::d8_neighbours; ++k)
+            lower = lower || (z.contains(x + gorge::d8_dx[k], y + gorge::d8_dy[k]) &&
+                              z(x + gorge::d8_dx[k], y + gorge::d8_dy[k]) < o.second);
+        if (lower) z(x, y) = o.second;
     }
     return z;
 }

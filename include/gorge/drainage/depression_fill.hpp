@@ -41,7 +41,11 @@
 // strictly drained in every case (no flat is ever produced silently); what degrades is how far
 // the surface departs from the plain fill. The fill reports it (fill_stats::max_gradient_rise,
 // an upper bound on that departure, and fill_stats::overtaken_cells, cells that were not in any
-// depression but were raised because the gradient climbed past them). When these matter, fill
+// depression but were raised because the gradient climbed past them). Such a raise is kept only
+// where it is needed: a cell on a lake's rim whose height lies a few ulps above the spill level,
+// once the lake's gradient has climbed past it, has no lower neighbour left (its neighbours are
+// lake cells above it and higher terrain), so without the raise it would be a one-cell pit; an
+// overtaken cell that has a neighbour below its own height keeps its height. When these matter, fill
 // a grid of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a
 // step above the largest finite value would be infinite; that throws std::overflow_error (and
 // leaves the grid unchanged).
@@ -122,9 +126,11 @@ struct fill_stats {
     /// surface lies above the plainly filled surface. 0 for the plain fills.
     T max_gradient_rise = T(0);
     /// Epsilon fill only: cells whose original height lay above the spill level of the depression
-    /// being filled when they were reached, and which the epsilon gradient nevertheless raised.
-    /// Non-zero means ulp steps were large enough to change terrain outside depressions (see the
-    /// header comment on precision). 0 for the plain fills.
+    /// being filled when they were reached, and which the epsilon gradient nevertheless raised
+    /// and left raised because no neighbour lay below their own height (without the raise they
+    /// would not drain; overtaken cells that have such a neighbour keep their height). Non-zero
+    /// means ulp steps were large enough to change terrain outside depressions (see the header
+    /// comment on precision). 0 for the plain fills.
     std::size_t overtaken_cells = 0;
     /// fill_options::progress returned false: the fill stopped early and the grid is unchanged
     /// (raised_cells is 0; the other statistics cover the part done).
@@ -474,6 +480,38 @@ struct padded_heights {
     }
 };
 
+/// After the epsilon flood: an overtaken cell (reached by a pit's gradient that had climbed past
+/// its own height, which lay above the spill level) keeps its raised height only where it needs
+/// it. If a data neighbour already lies below the cell's own height, the cell drains there and
+/// gets its own height back; such a cell is in no depression (that neighbour gives it a path to an
+/// outlet that never rises above its height), so no depression cell changes. Lowering a cell
+/// never takes away another cell's strictly lower neighbour, and a restored cell's lower neighbour
+/// stays below it, so every cell still drains strictly. Cells are looked at in the order they were
+/// raised (each restore can only help later ones): deterministic. Returns the cells left raised.
+template <class I, class T>
+std::size_t keep_needed_raises(padded_heights<T>& work, const std::vector<std::pair<I, T>>& overtaken) {
+    std::size_t kept = 0;
+    const std::size_t pitch = static_cast<std::size_t>(work.pitch);
+    const std::size_t last_row = static_cast<std::size_t>(work.height);  // padded rows 1..height
+    for (const std::pair<I, T>& cell : overtaken) {
+        const std::size_t m = static_cast<std::size_t>(cell.first);
+        const T own = cell.second;
+        bool lower = false;
+        for (int k = 0; k < d8_neighbours && !lower; ++k) {
+            const std::size_t q = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(m) + work.offset(k));
+            const std::size_t qx = q % pitch, qy = q / pitch;
+            const bool ring = qx == 0 || qx == pitch - 1 || qy == 0 || qy == last_row + 1;
+            const bool data = !ring && (!work.has_no_data || work.valid[q] != 0);
+            lower = data && work.z[q] < own;
+        }
+        if (lower)
+            work.z[m] = own;
+        else
+            ++kept;
+    }
+    return kept;
+}
+
 /// Priority-Flood+ (plain, epsilon == false) or Priority-Flood+ε (epsilon == true) on the
 /// working copy, with cell indices of type I. The epsilon fill steps over `no_data` when a raised
 /// height would equal it (the plain fill only assigns heights that data cells already hold).
@@ -506,7 +544,10 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
 
     T spill = T(0);  // height of the open cell whose pit is being drained (epsilon statistics)
     T max_rise = T(0);
-    std::size_t overtaken = 0;
+    // Cells raised although they were above the spill level (with their own heights): looked at
+    // again once the flood is done.
+    std::vector<std::pair<I, T>> overtaken;
+    bool cancelled = false;
     // Progress: a countdown of cells taken from the queues, which never reaches 0 without a
     // callback (every data cell leaves a queue exactly once, so fewer than SIZE_MAX do).
     const bool reporting = static_cast<bool>(options.progress);
@@ -517,7 +558,10 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
         if (--until_report == 0) {
             settled += interval;
             until_report = interval;
-            if (!fill_report(options, static_cast<double>(settled) / total, stats)) break;
+            if (!fill_report(options, static_cast<double>(settled) / total, stats)) {
+                cancelled = true;
+                break;
+            }
         }
         std::size_t c;
         T zc;
@@ -545,7 +589,7 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
                         throw std::overflow_error(std::string(who) +
                                                   ": raising a cell one step above the largest finite value "
                                                   "would make it infinite");
-                    if (zn > spill && zn < raised) ++overtaken;
+                    if (zn > spill && zn < raised) overtaken.emplace_back(static_cast<I>(n), zn);
                     const T rise = raised - spill;
                     max_rise = rise > max_rise ? rise : max_rise;
                 }
@@ -557,7 +601,7 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
         }
     }
     stats.max_gradient_rise = max_rise;
-    stats.overtaken_cells = overtaken;
+    if (epsilon && !cancelled) stats.overtaken_cells = keep_needed_raises(work, overtaken);
 }
 
 template <bool epsilon, class T>
