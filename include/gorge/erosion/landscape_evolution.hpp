@@ -35,8 +35,8 @@
 //      each cell whose donors are all done (at first those without donors, listed in index
 //      order and walked from the last) adds its count to its receiver and goes on the stack
 //      from its end, and the walk follows the receivers downstream while it completes them
-//      (Kahn's topological order, leaves first; its walks stay near each other in memory). Any order with receivers first gives the same
-//      counts and the same stream power solve;
+//      (Kahn's topological order, leaves first; its walks stay near each other in memory).
+//      Any order with receivers first gives the same counts and the same stream power solve;
 //   5. stream power, implicit (Braun & Willett, "A very efficient O(n), implicit and parallel
 //      method to solve the stream power equation governing fluvial incision and landscape
 //      evolution", Geomorphology 180–181, 2013), cells in stack order so each receiver is final
@@ -556,7 +556,8 @@ private:
 
     /// Routes across depressions when there are sinks (lake flags, carved receivers).
     void depressions(std::size_t sinks) {
-        if (lakes_) std::fill(lake_.begin(), lake_.end(), std::uint8_t(0));
+        if (lakes_)  // the last routing's lake cells, the only ones set
+            for (const detail::evo_index c : dep_.lakes) lake_[c] = 0;
         lakes_ = sinks > 0;
         lake_count_ = 0;
         if (!lakes_) return;

@@ -113,10 +113,11 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
     std::size_t sinks = 0;
     const std::uint8_t* kind = topo.kind.data();
     const std::ptrdiff_t w = topo.width;
-    // Interior rows: each cell's 8 slopes are compared in registers, keeping the first largest
-    // in code order as the scalar rule does, and its receiver is written at once (branch-free,
-    // vectorisable across the row); the kinds are applied afterwards. Offsets and indices are
-    // taken modulo 2^32 (the map has fewer than 2^32 - 1 cells, so the sums are exact).
+    // Inner cells: each cell's 8 slopes are compared in registers, keeping the first largest in
+    // code order as the scalar rule does, and its receiver, direction and kind rule are applied
+    // with masks (branch-free, vectorisable across the row). Offsets and indices are taken
+    // modulo 2^32 (the map has fewer than 2^32 - 1 cells, so the sums are exact). The cells on
+    // the map's edges take the scalar rule.
     std::vector<std::uint32_t> pick(static_cast<std::size_t>(w));
     std::uint32_t step[d8_neighbours];
     std::ptrdiff_t off[d8_neighbours];
@@ -129,9 +130,12 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
         const std::ptrdiff_t row = y * w;
         if (inner_row) {
             const T* h = z + row;
+            const std::uint8_t* kind_row = kind + row;
+            std::uint8_t* code_row = code + row;
             evo_index* r = rcv + row;
             std::uint32_t* p = pick.data();
             const auto first = static_cast<std::uint32_t>(row);
+            std::uint32_t row_sinks = 0;
             for (std::ptrdiff_t x = 1; x + 1 < w; ++x) {
                 const T here = h[x];
                 T best = T(0);
@@ -152,23 +156,30 @@ std::size_t evo_receivers_rows(const evo_topology& topo, const T* z, evo_index* 
                 consider(5, (here - h[x + off[5]]) * inv_diag);
                 consider(6, here - h[x + off[6]]);
                 consider(7, (here - h[x + off[7]]) * inv_diag);
-                r[x] = first + static_cast<std::uint32_t>(x) + move;
-                p[x] = dir;
+                // The cell's kind: free cells take the steepest descent (free cells never
+                // neighbour no-data cells: those neighbours are base level), base-level cells
+                // drain to themselves, no-data cells nowhere.
+                const std::uint32_t kd = kind_row[x];
+                const std::uint32_t is_free = 0u - std::uint32_t(kd == evo_free);
+                const std::uint32_t is_base = 0u - std::uint32_t(kd == evo_base);
+                const std::uint32_t self = first + static_cast<std::uint32_t>(x);
+                const std::uint32_t other = (self & is_base) | (evo_none & ~is_base);
+                r[x] = ((self + move) & is_free) | (other & ~is_free);
+                const std::uint32_t other_code =
+                    (std::uint32_t(d8_sink) & is_base) | (std::uint32_t(d8_no_data) & ~is_base);
+                p[x] = (dir & is_free) | (other_code & ~is_free);
+                row_sinks += std::uint32_t(dir == d8_sink) & is_free & 1u;
             }
+            for (std::ptrdiff_t x = 1; x + 1 < w; ++x) code_row[x] = static_cast<std::uint8_t>(p[x]);
+            sinks += row_sinks;
         }
         for (std::ptrdiff_t x = 0; x < w; ++x) {
+            if (inner_row && x == 1) x = w - 1;  // (the inner cells are done: the last one)
             const std::ptrdiff_t i = row + x;
             const auto ui = static_cast<std::size_t>(i);
             if (kind[ui] != evo_free) {
                 rcv[ui] = kind[ui] == evo_base ? static_cast<evo_index>(i) : evo_none;
                 code[ui] = kind[ui] == evo_base ? d8_sink : d8_no_data;
-                continue;
-            }
-            if (inner_row && x > 0 && x + 1 < w) {
-                // Free cells never neighbour no-data cells (those neighbours are base level).
-                const std::uint32_t k = pick[ui - static_cast<std::size_t>(row)];
-                code[ui] = static_cast<std::uint8_t>(k);
-                sinks += k == d8_sink;
                 continue;
             }
             std::ptrdiff_t to = i;
@@ -700,8 +711,18 @@ bool evo_route_depressions(const evo_topology& topo, const T* h, evo_index* rcv,
                            evo_depressions<T>& dep, std::uint8_t* lake, bool allow_local = true) {
     const std::size_t n = topo.cells();
     dep.sinks.clear();
-    for (std::size_t i = 0; i < n; ++i)
-        if (topo.kind[i] == evo_free && rcv[i] == i) dep.sinks.push_back(static_cast<evo_index>(i));
+    // The sinks, by blocks of cells: a branch-free test of the whole block first (sinks are few).
+    constexpr std::size_t block = 256;
+    const std::uint8_t* kind = topo.kind.data();
+    for (std::size_t b = 0; b < n; b += block) {
+        const std::size_t e = std::min(n, b + block);
+        std::uint32_t any = 0;
+        for (std::size_t i = b; i < e; ++i)
+            any |= std::uint32_t(kind[i] == evo_free) & std::uint32_t(rcv[i] == static_cast<evo_index>(i));
+        if (any == 0) continue;
+        for (std::size_t i = b; i < e; ++i)
+            if (kind[i] == evo_free && rcv[i] == i) dep.sinks.push_back(static_cast<evo_index>(i));
+    }
     dep.lakes.clear();
     dep.lake_cells = 0;
     const bool local = allow_local && evo_basin_tree_local(topo, h, rcv, dep);
