@@ -56,6 +56,24 @@ struct local_fill {
     std::size_t index(std::ptrdiff_t x, std::ptrdiff_t y) const { return static_cast<std::size_t>((y + 1) * pitch + (x + 1)); }
 };
 
+/// Perimeter cell p of a w x h tile: its tile coordinates (inverse of perimeter_index).
+inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, std::ptrdiff_t& x, std::ptrdiff_t& y) {
+    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(p);
+    if (h == 1 || i < w) {
+        x = i, y = 0;
+        return;
+    }
+    const std::ptrdiff_t side = w == 1 ? 1 : 2;
+    const std::ptrdiff_t middle = (h - 2) * side;
+    if (i < w + middle) {
+        const std::ptrdiff_t j = i - w;
+        y = 1 + j / side;
+        x = j % side == 0 ? 0 : w - 1;
+        return;
+    }
+    x = i - w - middle, y = h - 1;
+}
+
 template <class T>
 void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
     const tile_rect& r = t.rect;
@@ -146,9 +164,20 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     }
     t.edges.clear();
     if (want_edges) {
+        // Two perimeter labels whose seed cells touch always meet at the higher seed's height
+        // (every cell of a label lies at or above its seed): the root adds those edges itself
+        // from the perimeter heights, so they are not sent.
         t.edges.reserve(spill.size());
-        for (const auto& e : spill)
-            t.edges.push_back({static_cast<label_t>(e.first >> 32), static_cast<label_t>(e.first & 0xffffffffu), e.second});
+        for (const auto& e : spill) {
+            const label_t a = static_cast<label_t>(e.first >> 32), b = static_cast<label_t>(e.first & 0xffffffffu);
+            if (a != outside_label) {
+                std::ptrdiff_t xa = 0, ya = 0, xb = 0, yb = 0;
+                perimeter_cell(a - 1, w, h, xa, ya);
+                perimeter_cell(b - 1, w, h, xb, yb);
+                if (xa - xb <= 1 && xb - xa <= 1 && ya - yb <= 1 && yb - ya <= 1) continue;
+            }
+            t.edges.push_back({a, b, e.second});
+        }
         std::sort(t.edges.begin(), t.edges.end(), [](const edge<T>& p, const edge<T>& q) {
             return p.a != q.a ? p.a < q.a : p.b < q.b;
         });
@@ -167,24 +196,6 @@ enum node_kind : std::uint8_t {
 /// per perimeter cell and stay below 2^31 bytes, so 32 bits number them.
 using node_t = std::uint32_t;
 
-/// Perimeter cell p of a w x h tile: its tile coordinates (inverse of perimeter_index).
-inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, std::ptrdiff_t& x, std::ptrdiff_t& y) {
-    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(p);
-    if (h == 1 || i < w) {
-        x = i, y = 0;
-        return;
-    }
-    const std::ptrdiff_t side = w == 1 ? 1 : 2;
-    const std::ptrdiff_t middle = (h - 2) * side;
-    if (i < w + middle) {
-        const std::ptrdiff_t j = i - w;
-        y = 1 + j / side;
-        x = j % side == 0 ? 0 : w - 1;
-        return;
-    }
-    x = i - w - middle, y = h - 1;
-}
-
 /// Bytes the root's spill graph takes, as tiled_fill_options::memory_cap counts it (fill.hpp).
 template <class T>
 std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edges, std::uint64_t tiles) {
@@ -197,8 +208,9 @@ std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edg
 template <class T>
 class spill_graph {
 public:
-    /// Reads the gathered perimeter messages (and releases them).
-    spill_graph(const tile_layout& layout, std::vector<unsigned char>& all) : layout_(layout) {
+    /// Reads the perimeter messages: parts[i] = (first byte, size); the caller frees them after.
+    spill_graph(const tile_layout& layout, const std::vector<std::pair<const unsigned char*, std::size_t>>& parts)
+        : layout_(layout) {
         const int count = layout.tile_count();
         base_.assign(static_cast<std::size_t>(count) + 1, 0);
         for (int t = 0; t < count; ++t) {
@@ -215,13 +227,14 @@ public:
         // Pass 1: perimeters, tile numbers, degrees of the edges inside tiles.
         std::vector<std::uint8_t> received(static_cast<std::size_t>(count), 0);
         struct section {
-            std::size_t offset;  // of the tile's edges in `all`
+            const unsigned char* at;  // the tile's edges
+            const unsigned char* end;
             int tile;
             std::uint64_t edges;
         };
         std::vector<section> edge_sections;
-        {
-            reader in{all.data(), all.data() + all.size()};
+        for (const auto& part : parts) {
+            reader in{part.first, part.first + part.second};
             while (in.p != in.end) {
                 const int t = in.get<std::int32_t>();
                 if (t < 0 || t >= count || received[static_cast<std::size_t>(t)])
@@ -241,7 +254,7 @@ public:
                     else
                         throw std::runtime_error("gorge::mpi: malformed perimeter message (label)");
                 }
-                edge_sections.push_back({static_cast<std::size_t>(in.p - all.data()), t, edges});
+                edge_sections.push_back({in.p, in.end, t, edges});
                 for (std::uint64_t i = 0; i < edges; ++i) {
                     const label_t a = in.get<label_t>(), c = in.get<label_t>();
                     const T level = in.get<T>();
@@ -255,10 +268,10 @@ public:
                     }
                 }
             }
-            for (int t = 0; t < count; ++t)
-                if (!received[static_cast<std::size_t>(t)])
-                    throw std::runtime_error("gorge::mpi: no perimeter received for tile " + std::to_string(t));
         }
+        for (int t = 0; t < count; ++t)
+            if (!received[static_cast<std::size_t>(t)])
+                throw std::runtime_error("gorge::mpi: no perimeter received for tile " + std::to_string(t));
         for (std::uint64_t i = 0; i < nodes; ++i) first_[i + 1] += first_[i];
         // Pass 2: the edges inside tiles, both ways.
         adj_.resize(first_[nodes]);
@@ -266,7 +279,7 @@ public:
             std::vector<node_t> fill(first_.begin(), first_.end() - 1);
             for (const section& part : edge_sections) {
                 const std::uint64_t b = base_[static_cast<std::size_t>(part.tile)];
-                reader in{all.data() + part.offset, all.data() + all.size()};
+                reader in{part.at, part.end};
                 for (std::uint64_t i = 0; i < part.edges; ++i) {
                     const label_t a = in.get<label_t>(), c = in.get<label_t>();
                     const T level = in.get<T>();
@@ -277,8 +290,6 @@ public:
                 }
             }
         }
-        all.clear();
-        all.shrink_to_fit();
     }
 
     /// Solves every node's spill level: the lowest, over all paths to an outlet, of the highest
@@ -340,7 +351,8 @@ public:
     }
 
 private:
-    /// Calls f(u) for each perimeter cell u of another tile 8-adjacent to node v's cell.
+    /// Calls f(u) for each perimeter cell u 8-adjacent to node v's cell: in other tiles, and on
+    /// v's own tile's perimeter (the edges between touching seeds, which the tiles do not send).
     template <class F>
     void for_each_neighbour(node_t v, F&& f) const {
         const int t = static_cast<int>(std::upper_bound(base_.begin(), base_.end(), std::uint64_t(v)) - base_.begin()) - 1;
@@ -351,7 +363,12 @@ private:
             const std::ptrdiff_t gx = r.x + x + d8_dx[k], gy = r.y + y + d8_dy[k];
             if (gx < 0 || gy < 0 || gx >= layout_.map_width || gy >= layout_.map_height) continue;
             const int u = layout_.tile_at(gx, gy);
-            if (u == t) continue;
+            if (u == t) {
+                const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
+                if (nx == 0 || ny == 0 || nx == r.width - 1 || ny == r.height - 1)
+                    f(static_cast<node_t>(base_[static_cast<std::size_t>(t)] + perimeter_index(nx, ny, r.width, r.height)));
+                continue;
+            }
             const tile_rect s = layout_.tile(u);
             f(static_cast<node_t>(base_[static_cast<std::size_t>(u)] + perimeter_index(gx - s.x, gy - s.y, s.width, s.height)));
         }
@@ -456,7 +473,10 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
 
     // Step 1: local fills; perimeters and spill graphs packed for the root.
     std::vector<local_fill<T>> kept;
-    writer out;
+    // This rank's message, one exactly sized chunk per tile (no copies while it grows); sent
+    // without concatenation through an MPI datatype; the root keeps its own in place.
+    std::vector<std::vector<unsigned char>> chunks;
+    std::size_t message_bytes = 0;
     int current = -1;
     try {
         for (int t : mine) {
@@ -464,6 +484,10 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             local_fill<T> lf;
             load_and_flood(t, lf, true);
             const std::ptrdiff_t w = lf.rect.width, h = lf.rect.height;
+            writer out;
+            out.bytes.reserve(sizeof(std::int32_t) + sizeof(std::uint64_t) +
+                              perimeter_count(w, h) * (sizeof(label_t) + sizeof(T)) +
+                              lf.edges.size() * (2 * sizeof(label_t) + sizeof(T)));
             out.put(static_cast<std::int32_t>(t));
             out.put(static_cast<std::uint64_t>(lf.edges.size()));
             for_each_perimeter_cell(w, h, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
@@ -476,20 +500,22 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
                 out.put(e.b);
                 out.put(e.level);
             }
+            message_bytes += out.bytes.size();
+            chunks.push_back(std::move(out.bytes));
             lf.edges.clear();
             lf.edges.shrink_to_fit();
             if (keep) kept.push_back(std::move(lf));
             notify(fill_event::tile_read, t);
         }
         current = -1;
-        as_count(out.bytes.size(), "a rank's perimeter message");
+        as_count(message_bytes, "a rank's perimeter message");
     } catch (const std::exception& e) {
         fail.record(current, e.what());
     }
     agree(comm, fail, layout);
 
     // Step 2: gather at the root.
-    const int send_count = static_cast<int>(out.bytes.size());
+    const int send_count = rank == root ? 0 : static_cast<int>(message_bytes);
     std::vector<int> counts(rank == root ? static_cast<std::size_t>(size) : 0), displs;
     check_mpi(MPI_Gather(&send_count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
     std::vector<unsigned char> all;
@@ -513,7 +539,8 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             }
             const std::uint64_t fixed = static_cast<std::uint64_t>(count) * (sizeof(std::int32_t) + sizeof(std::uint64_t)) +
                                         perimeter_cells * (sizeof(label_t) + sizeof(T));
-            const std::uint64_t edges = total > fixed ? (total - fixed) / (2 * sizeof(label_t) + sizeof(T)) : 0;
+            const std::uint64_t message = total + message_bytes;  // the others' and the root's own
+            const std::uint64_t edges = message > fixed ? (message - fixed) / (2 * sizeof(label_t) + sizeof(T)) : 0;
             const std::uint64_t need = graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) + kept_bytes;
             if (need > options.memory_cap)
                 fail.record(-1, "memory_cap of " + std::to_string(options.memory_cap) + " bytes exceeded: the spill graph of " +
@@ -523,19 +550,44 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
         if (!fail.failed) all.resize(total);
     }
     agree(comm, fail, layout);
-    check_mpi(MPI_Gatherv(out.bytes.data(), send_count, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
-                          root, comm),
-              "MPI_Gatherv");
+    {
+        // The chunks as one MPI datatype (absolute addresses from MPI_BOTTOM); the root sends none.
+        MPI_Datatype message_type = MPI_BYTE;
+        int send_items = 0;
+        if (send_count > 0) {
+            std::vector<int> lengths;
+            std::vector<MPI_Aint> addresses;
+            for (const std::vector<unsigned char>& c : chunks) {
+                MPI_Aint a;
+                check_mpi(MPI_Get_address(c.data(), &a), "MPI_Get_address");
+                lengths.push_back(static_cast<int>(c.size()));
+                addresses.push_back(a);
+            }
+            check_mpi(MPI_Type_create_hindexed(static_cast<int>(chunks.size()), lengths.data(), addresses.data(), MPI_BYTE,
+                                               &message_type),
+                      "MPI_Type_create_hindexed");
+            check_mpi(MPI_Type_commit(&message_type), "MPI_Type_commit");
+            send_items = 1;
+        }
+        const int code = MPI_Gatherv(send_items ? MPI_BOTTOM : nullptr, send_items, message_type, all.data(), counts.data(),
+                                     displs.data(), MPI_BYTE, root, comm);
+        if (message_type != MPI_BYTE) MPI_Type_free(&message_type);
+        check_mpi(code, "MPI_Gatherv");
+    }
     if (rank != root) stats.bytes_sent += static_cast<std::uint64_t>(send_count);
-    out.bytes.clear();
-    out.bytes.shrink_to_fit();
+    if (rank != root) chunks = std::vector<std::vector<unsigned char>>();
 
     // Step 3: the root solves the spill levels and sends each rank those of its tiles.
     std::vector<unsigned char> levels_out;
     std::vector<int> level_counts, level_displs;
     if (rank == root) {
         try {
-            spill_graph<T> graph(layout, all);
+            std::vector<std::pair<const unsigned char*, std::size_t>> parts;
+            for (const std::vector<unsigned char>& c : chunks) parts.emplace_back(c.data(), c.size());
+            parts.emplace_back(all.data(), all.size());
+            spill_graph<T> graph(layout, parts);
+            chunks = std::vector<std::vector<unsigned char>>();
+            all = std::vector<unsigned char>();
             graph.solve(stats);
             level_counts.assign(static_cast<std::size_t>(size), 0);
             level_displs.assign(static_cast<std::size_t>(size), 0);

@@ -8,9 +8,11 @@
 // and the whole map is built for the comparison only after the measurement.
 //
 // Sizes: 4096 x 4096 float cells (64 MiB) in 8 x 8 tiles of 512 x 512, cap 16 MiB, tile_retention::
-// recompute. One tile's working set is at most 514^2 x 36 bytes = 9.1 MiB; the root's spill
-// graph, about 100 bytes per perimeter cell (64 tiles x 2044 cells), about 12.5 MiB by the cap's
-// count; they are not needed at once.
+// recompute. One tile's working set is at most 514^2 x 36 bytes = 9.1 MiB by the cap's count
+// (about 5.7 MiB measured); the root's spill graph, O(tiles x perimeter x watershed meetings),
+// here 64 tiles x 2044 perimeter cells at about 70-100 bytes each, 9-13 MiB by the cap's count;
+// they are not needed at once. Measured peak growth: about 12.5 MiB (202 MiB with
+// tile_retention::keep and no cap).
 #include <mpi.h>
 
 #if __has_include(<catch2/catch_session.hpp>)
@@ -98,14 +100,23 @@ TEST_CASE("out of core: a map 4x larger than the memory cap fills on one rank un
     }
     const std::size_t before = status_bytes("VmRSS");
     REQUIRE(before > 0);
+    // The high-water mark when the tiles were read and filled (step 1, before the spill graph).
+    std::size_t after_tiles = 0, after_graph = 0, after_first = 0;
+    options.progress = [&](gm::fill_event e, int t) {
+        if (e == gm::fill_event::tile_read && t == 0) after_first = status_bytes("VmHWM");
+        if (e == gm::fill_event::tile_read) after_tiles = status_bytes("VmHWM");
+        if (e == gm::fill_event::levels_solved) after_graph = status_bytes("VmHWM");
+    };
     const gm::tiled_fill_stats stats =
         gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir, out_dir, options);
     const std::size_t peak = status_bytes("VmHWM");
     const std::size_t growth = peak > before ? peak - before : 0;
     std::printf("out of core: %td^2 floats (%zu MiB) in %d tiles, cap %zu MiB: peak growth %.2f MiB "
-                "(VmRSS before %.1f MiB, VmHWM after %.1f MiB); spill graph %llu labels, %llu edges\n",
+                "(VmRSS before %.1f MiB; VmHWM after the first tile %.1f MiB, the local fills %.1f MiB, the spill levels %.1f MiB, at the end %.1f MiB); spill graph %llu "
+                "labels, %llu edges\n",
                 map_side, map_bytes >> 20, layout.tile_count(), memory_cap >> 20, static_cast<double>(growth) / 1048576.0,
-                static_cast<double>(before) / 1048576.0, static_cast<double>(peak) / 1048576.0,
+                static_cast<double>(before) / 1048576.0, static_cast<double>(after_first) / 1048576.0, static_cast<double>(after_tiles) / 1048576.0,
+                static_cast<double>(after_graph) / 1048576.0, static_cast<double>(peak) / 1048576.0,
                 static_cast<unsigned long long>(stats.labels), static_cast<unsigned long long>(stats.graph_edges));
     CHECK(stats.tiles == layout.tile_count());
     CHECK(stats.raised_cells > 0);

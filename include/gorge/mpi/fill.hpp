@@ -118,9 +118,11 @@ struct tiled_fill_options {
     ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
     ///    tiles once the ranks announce their message sizes, before it receives them: job_error
     ///    naming memory_cap otherwise ("use larger tiles"). Edges inside a tile are the pairs of
-    ///    watersheds that meet there, typically 1-3 per perimeter cell, so the graph takes about
-    ///    100 bytes per perimeter cell: for square tiles of side s, about 100 / s bytes per map
-    ///    cell. With recompute the tiles' and the graph's memory are not needed at once.
+    ///    watersheds that meet there, except pairs whose seed cells touch (the root derives
+    ///    those): about one per perimeter cell on natural terrain, more on white noise, so the
+    ///    graph takes about 70-100 bytes per perimeter cell: for square tiles of side s, about
+    ///    300 / s to 400 / s bytes per map cell. With recompute the tiles' and the graph's memory
+    ///    are not needed at once.
     /// What is counted is gorge's own working memory; MPI's buffers, the caller's reader and
     /// writer and the program itself come on top. Range: 0 or >= 1.
     std::size_t memory_cap = 0;
