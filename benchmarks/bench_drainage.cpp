@@ -1,42 +1,26 @@
-// Drainage benchmarks on a 4096 x 4096 map with many pits: fBm terrain plus white noise (the noise
-// turns about a third of the cells into pits and lake beds). items_per_second is cells per second.
+// Drainage benchmarks on maps with many pits: fBm terrain plus white noise (the noise turns about
+// half of the cells into pits and lake beds; benchmarks/peers/drainage_maps.hpp, shared with the
+// RichDEM peer benchmark). items_per_second is cells per second.
 //   fill_epsilon_4096  Priority-Flood+ε (gorge::fill_depressions_epsilon)
 //   fill_4096          Priority-Flood+ (gorge::fill_depressions)
+//   fill_epsilon_1024, fill_epsilon_8192, fill_1024, fill_8192: the same terrain at other sizes,
+//                      for the cost per cell as the map outgrows the caches
 //   d8_accum_4096      D8 directions (steepest) + flow accumulation on the epsilon-filled map
 // and, to show how the time splits: d8_4096 (directions alone) and d8_accum_4096_into (the same
 // as d8_accum_4096 into buffers allocated once, as an engine reusing them would do).
 #include <cstdint>
-#include <random>
 
 #include <benchmark/benchmark.h>
 
 #include <gorge/gorge.hpp>
 
+#include "peers/drainage_maps.hpp"
+
 namespace {
 
 constexpr std::ptrdiff_t map_size = 4096;
-constexpr float white_noise_amplitude = 0.02f;  // in the fBm's height units (fBm spans about ±0.7)
 
-/// The benchmark map, made once: 6 octaves of fBm over 8 x 8 lattice cells plus uniform white noise.
-const gorge::grid<float>& pitted_map() {
-    static const gorge::grid<float> map = [] {
-        gorge::grid<float> g(map_size, map_size);
-        gorge::fbm_params<float> params;
-        params.frequency = 8.0f;
-        params.octaves = 6;
-        params.gain = 0.5f;
-        std::mt19937 rng(2014);
-        std::uniform_real_distribution<float> noise(-white_noise_amplitude, white_noise_amplitude);
-        const float spacing = 1.0f / float(map_size);
-        for (std::ptrdiff_t y = 0; y < map_size; ++y)
-            for (std::ptrdiff_t x = 0; x < map_size; ++x) {
-                const glm::vec2 p(float(x) * spacing, float(y) * spacing);
-                g(x, y) = gorge::fbm(p, params, 7u).x + noise(rng);
-            }
-        return g;
-    }();
-    return map;
-}
+const gorge::grid<float>& pitted_map() { return gorge_bench::pitted_map(map_size); }
 
 /// The benchmark map after the epsilon fill (so every cell drains), made once for the D8 benchmarks.
 const gorge::grid<float>& filled_map() {
@@ -49,8 +33,8 @@ const gorge::grid<float>& filled_map() {
 }
 
 template <class Fill>
-void run_fill(benchmark::State& state, Fill&& fill) {
-    const gorge::grid<float>& original = pitted_map();
+void run_fill(benchmark::State& state, Fill&& fill, std::ptrdiff_t side = map_size) {
+    const gorge::grid<float>& original = gorge_bench::pitted_map(side);
     gorge::grid<float> work = original;
     std::size_t raised = 0;
     for (auto _ : state) {
@@ -74,6 +58,26 @@ void fill_4096(benchmark::State& state) {
     run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions(g); });
 }
 BENCHMARK(fill_4096)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void fill_epsilon_1024(benchmark::State& state) {
+    run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions_epsilon(g); }, 1024);
+}
+BENCHMARK(fill_epsilon_1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void fill_1024(benchmark::State& state) {
+    run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions(g); }, 1024);
+}
+BENCHMARK(fill_1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void fill_epsilon_8192(benchmark::State& state) {
+    run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions_epsilon(g); }, 8192);
+}
+BENCHMARK(fill_epsilon_8192)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void fill_8192(benchmark::State& state) {
+    run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions(g); }, 8192);
+}
+BENCHMARK(fill_8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void d8_accum_4096(benchmark::State& state) {
     const gorge::grid<float>& filled = filled_map();
