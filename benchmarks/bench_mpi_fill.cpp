@@ -2,17 +2,28 @@
 // gorge::fill_depressions on the whole map in one process.
 //
 //   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single]
+//                               [--write-tiles DIR | --tiles DIR]
 //
 // Each rank generates its tiles from an fBm field (8 octaves, plus white noise so that small
-// pits are everywhere) into memory first, then fills them with the others (the reader copies the
-// generated tile), and drops the result. Rank 0 prints the wall time of the tiled fill (between
-// barriers), bytes sent per rank and peak resident memory per rank; with --single it first times fill_depressions on the whole map and
-// checks that the tiled result is equal bit for bit (the comparison needs the whole map in rank
-// 0's memory, so use it on sizes that fit).
+// pits are everywhere) into memory first, or with --tiles DIR reads them from raw tile files
+// (gorge/mpi/tiled_world.hpp) written before by --write-tiles DIR (which generates the tiles
+// across the ranks, writes them and exits: generation is the slow part at 16384^2, so write
+// once, run many). Then all ranks fill them together (the reader copies the tile from memory:
+// the fill, not the noise or the disk, is timed) and drop the result. Rank 0 prints the wall
+// time of the tiled fill (between barriers), the CPU time of every rank during it, bytes sent
+// per rank and peak resident memory per rank; with --single it first times fill_depressions on
+// the whole map in rank 0 and checks that the tiled result is equal bit for bit (the comparison
+// needs the whole map in rank 0's memory, so use it on sizes that fit).
+//
+// Strong scaling at 16384^2 (tiles of 1024^2; about 1 GiB of tiles on disk, 3 GiB of memory in
+// all ranks together with keep):
+//   mpirun -np 16 bench_mpi_fill 16384 16 --write-tiles /tmp/t16k
+//   for n in 1 2 4 8 16; do mpirun -np $n bench_mpi_fill 16384 16 --tiles /tmp/t16k; done
 //
 // SPDX-License-Identifier: MPL-2.0
 #include <mpi.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,6 +56,12 @@ float height_at(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t side) {
     return 1000.0f * gorge::fractal_sum_value(p, params, 7u) + 2.0f * jitter;
 }
 
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -56,21 +73,48 @@ int main(int argc, char* argv[]) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const std::ptrdiff_t side = argc > 1 ? std::atol(argv[1]) : 1024;
-    const std::ptrdiff_t tiles = argc > 2 ? std::atol(argv[2]) : 4;
-    const bool recompute = argc > 3 && std::string(argv[3]) == "recompute";
+    std::vector<std::string> args;
     bool single = false;
-    for (int i = 1; i < argc; ++i) single |= std::string(argv[i]) == "--single";
+    std::string write_dir, read_dir;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--single") {
+            single = true;
+        } else if ((a == "--write-tiles" || a == "--tiles") && i + 1 < argc) {
+            (a == "--tiles" ? read_dir : write_dir) = argv[++i];
+        } else {
+            args.push_back(a);
+        }
+    }
+    const std::ptrdiff_t side = args.size() > 0 ? std::atol(args[0].c_str()) : 1024;
+    const std::ptrdiff_t tiles = args.size() > 1 ? std::atol(args[1].c_str()) : 4;
+    const bool recompute = args.size() > 2 && args[2] == "recompute";
+    if (side < 1 || tiles < 1 || tiles > side) {
+        if (rank == 0) std::fprintf(stderr, "bench_mpi_fill: side >= 1 and 1 <= tiles_per_side <= side\n");
+        MPI_Finalize();
+        return 2;
+    }
 
     gorge::mpi::tile_layout layout{side, side, (side + tiles - 1) / tiles, (side + tiles - 1) / tiles};
     gorge::grid<float> whole;
-    double single_s = 0.0;
+    double single_s = 0.0, single_cpu_s = 0.0;
     if (single && rank == 0) {
         whole = gorge::grid<float>(side, side);
-        for (std::ptrdiff_t y = 0; y < side; ++y)
-            for (std::ptrdiff_t x = 0; x < side; ++x) whole.at(x, y) = height_at(x, y, side);
+        if (read_dir.empty()) {
+            for (std::ptrdiff_t y = 0; y < side; ++y)
+                for (std::ptrdiff_t x = 0; x < side; ++x) whole.at(x, y) = height_at(x, y, side);
+        } else {
+            for (int t = 0; t < layout.tile_count(); ++t) {
+                const gorge::mpi::tile_rect r = layout.tile(t);
+                const gorge::grid<float> g = gorge::mpi::read_raw_tile_float(gorge::mpi::raw_tile_path(read_dir, r.tx, r.ty));
+                for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                    for (std::ptrdiff_t x = 0; x < r.width; ++x) whole.at(r.x + x, r.y + y) = g.at(x, y);
+            }
+        }
         const auto t0 = std::chrono::steady_clock::now();
+        const double cpu0 = cpu_seconds();
         gorge::fill_depressions(whole);
+        single_cpu_s = cpu_seconds() - cpu0;
         single_s = seconds_since(t0);
     }
     // Each rank generates its tiles before the clock starts (the fill, not the noise, is timed);
@@ -83,11 +127,32 @@ int main(int argc, char* argv[]) {
         for (int t = rank; t < layout.tile_count(); t += size) {
             const gorge::mpi::tile_rect r = layout.tile(t);
             gorge::grid<float>& g = generated[static_cast<std::size_t>(t)];
+            if (!read_dir.empty()) {
+                g = gorge::mpi::read_raw_tile_float(gorge::mpi::raw_tile_path(read_dir, r.tx, r.ty));
+                if (g.width() != r.width || g.height() != r.height) {
+                    std::fprintf(stderr, "bench_mpi_fill: %s does not fit the layout\n",
+                                 gorge::mpi::raw_tile_path(read_dir, r.tx, r.ty).c_str());
+                    MPI_Abort(MPI_COMM_WORLD, 2);
+                }
+                continue;
+            }
             g = gorge::grid<float>(r.width, r.height);
             for (std::ptrdiff_t y = 0; y < r.height; ++y)
                 for (std::ptrdiff_t x = 0; x < r.width; ++x) g.at(x, y) = height_at(r.x + x, r.y + y, side);
+            if (!write_dir.empty()) {
+                gorge::mpi::write_raw_tile(gorge::mpi::raw_tile_path(write_dir, r.tx, r.ty), g.view());
+                g = gorge::grid<float>();
+            }
         }
         generate_s = seconds_since(t0);
+    }
+    if (!write_dir.empty()) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            std::printf("wrote %d tiles of %td^2 (%td^2 cells) to %s in %.1f s\n", layout.tile_count(), layout.tile_width,
+                        side, write_dir.c_str(), generate_s);
+        MPI_Finalize();
+        return 0;
     }
     const gorge::mpi::tile_reader<float> read = [&](const gorge::mpi::tile_rect& r, gorge::grid_view<float> cells) {
         const gorge::grid_view<const float> g = generated[static_cast<std::size_t>(r.index)].view();
@@ -106,7 +171,9 @@ int main(int argc, char* argv[]) {
     options.retention = recompute ? gorge::mpi::tile_retention::recompute : gorge::mpi::tile_retention::keep;
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpu_seconds();
     const gorge::mpi::tiled_fill_stats stats = gorge::mpi::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    const double cpu_s = cpu_seconds() - cpu0;  // before the barrier: MPI's barrier may spin
     MPI_Barrier(MPI_COMM_WORLD);
     const double tiled_s = seconds_since(t0);
     for (const auto& [r, cells] : results)
@@ -116,25 +183,35 @@ int main(int argc, char* argv[]) {
 
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    const unsigned long long mine[3] = {static_cast<unsigned long long>(stats.bytes_sent),
-                                        static_cast<unsigned long long>(usage.ru_maxrss),
-                                        static_cast<unsigned long long>(generate_s * 1e6)};
-    std::vector<unsigned long long> all(static_cast<std::size_t>(3 * size));
-    MPI_Gather(mine, 3, MPI_UNSIGNED_LONG_LONG, all.data(), 3, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    constexpr int fields = 4;
+    const unsigned long long mine[fields] = {static_cast<unsigned long long>(stats.bytes_sent),
+                                             static_cast<unsigned long long>(usage.ru_maxrss),
+                                             static_cast<unsigned long long>(generate_s * 1e6),
+                                             static_cast<unsigned long long>(cpu_s * 1e6)};
+    std::vector<unsigned long long> all(static_cast<std::size_t>(fields * size));
+    MPI_Gather(mine, fields, MPI_UNSIGNED_LONG_LONG, all.data(), fields, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s\n", side, layout.tiles_x(), layout.tiles_y(),
                     layout.tile_width, size, recompute ? "recompute" : "keep");
-        std::printf("tiled fill: %.3f s wall (tiles generated in memory first, %.3f s on rank 0, not counted)\n", tiled_s,
-                    generate_s);
+        std::printf("tiled fill: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
+                    read_dir.empty() ? "generated in" : "read into", generate_s);
         if (single)
-            std::printf("single-machine fill_depressions: %.3f s (ratio tiled / single %.2f); mismatching cells on rank 0's "
-                        "tiles: %lld\n",
-                        single_s, tiled_s / single_s, mismatches);
+            std::printf("single-machine fill_depressions: %.3f s wall, %.3f s CPU (ratio tiled / single %.2f wall); "
+                        "mismatching cells on rank 0's tiles: %lld\n",
+                        single_s, single_cpu_s, tiled_s / single_s, mismatches);
         std::printf("spill graph: %llu labels, %llu edges\n", static_cast<unsigned long long>(stats.labels),
                     static_cast<unsigned long long>(stats.graph_edges));
-        for (int r = 0; r < size; ++r)
-            std::printf("rank %d: sent %llu bytes, peak RSS %.1f MiB\n", r, all[static_cast<std::size_t>(3 * r)],
-                        static_cast<double>(all[static_cast<std::size_t>(3 * r + 1)]) / 1024.0);
+        double cpu_total = 0.0;
+        unsigned long long sent_max = 0;
+        for (int r = 0; r < size; ++r) {
+            const unsigned long long* f = &all[static_cast<std::size_t>(fields * r)];
+            cpu_total += static_cast<double>(f[3]) * 1e-6;
+            sent_max = std::max(sent_max, f[0]);
+            std::printf("rank %d: sent %llu bytes, CPU %.3f s in the fill, peak RSS %.1f MiB\n", r, f[0],
+                        static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0);
+        }
+        std::printf("summary: side %td tiles %td ranks %d wall_s %.3f cpu_s_all_ranks %.3f max_bytes_sent %llu\n", side,
+                    layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total, sent_max);
     }
     MPI_Finalize();
     return mismatches == 0 ? 0 : 1;
