@@ -98,7 +98,7 @@ vec2 gorge_detail_safe_normalize(vec2 v) {
 }
 
 // The largest and the smallest normal float (GLSL has no numeric_limits).
-const float gorge_detail_float_max = 3.40282347e38;
+const float gorge_detail_float_max = 3.4028234e38;
 const float gorge_detail_float_min_normal = 1.17549435e-38;
 
 // |v| without overflow: length(v) where that is finite, else from v scaled by its largest component.

@@ -105,7 +105,7 @@ float2 gorge_detail_safe_normalize(float2 v) {
 }
 
 // The largest and the smallest normal float (HLSL has no numeric_limits).
-static const float gorge_detail_float_max = 3.40282347e38;
+static const float gorge_detail_float_max = 3.4028234e38;
 static const float gorge_detail_float_min_normal = 1.17549435e-38;
 
 // |v| without overflow: length(v) where that is finite, else from v scaled by its largest component.
