@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include <glm/vec2.hpp>
 
@@ -54,6 +55,25 @@ struct droplet_take_quantum<double> {
     using int_type = std::int64_t;
     static constexpr int bits = 52;
 };
+
+#if GORGE_DROPLET_BLOCKS
+/// Sum of the lanes of an integer vector, adding its halves until one lane is left (a few
+/// vector adds instead of one extraction per lane; integers, so the order does not matter).
+template <class V>
+GORGE_FORCEINLINE auto droplet_lane_sum(const V& v) -> typename std::decay<decltype(v[0])>::type {
+    using lane = typename std::decay<decltype(v[0])>::type;
+    constexpr std::size_t n = sizeof(V) / sizeof(lane);
+    if constexpr (n == 1) {
+        return v[0];
+    } else {
+        typedef lane half __attribute__((vector_size(sizeof(V) / 2)));
+        half low, high;
+        std::memcpy(&low, &v, sizeof(half));
+        std::memcpy(&high, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
+        return droplet_lane_sum(low + high);
+    }
+}
+#endif
 
 /// Position box [x0, x1) × [y0, y1) in which droplets may move.
 template <class T>
@@ -108,7 +128,8 @@ struct droplet_kernel {
 #if GORGE_DROPLET_BLOCKS
     const T* blocks;
     int block_rows, block_row, block_lead;
-    std::ptrdiff_t block_x0, block_x1, block_y0, block_y1;
+    std::ptrdiff_t block_x0, block_y0;
+    std::size_t block_nx, block_ny;  ///< nodes of the block path from block_x0, block_y0 (0 if none)
     bool rows_share_alignment;
 #endif
     droplet_box<T> whole, bounds;
@@ -153,7 +174,9 @@ struct droplet_kernel {
         const int rows = R > 0 ? 2 * R - 1 : block_rows;
         const int width_cells = R > 0 ? droplet_block_row(R, lanes) : block_row;
         const int lead = R > 0 ? droplet_block_lead(R, lanes) : block_lead;
-        T* const first = centre - reach_cells * stride - reach_cells - lead;
+        // A local copy: the block stores (memcpy) may alias any member, a local they cannot.
+        const std::ptrdiff_t row_stride = stride;
+        T* const first = centre - reach_cells * row_stride - reach_cells - lead;
         const auto row_blocks = [&](T* aligned, const T* weights) GORGE_DROPLET_LAMBDA_INLINE {
             for (int j = 0; j < width_cells; j += static_cast<int>(lanes)) {
                 block cells, w;
@@ -169,17 +192,17 @@ struct droplet_kernel {
         if (!droplet_blocks_aligned) {
             T* row_first = first;
             const T* weights = blocks;
-            for (int row = 0; row < rows; ++row, row_first += stride, weights += width_cells)
+            for (int row = 0; row < rows; ++row, row_first += row_stride, weights += width_cells)
                 row_blocks(row_first, weights);
         } else if (rows_share_alignment) {
             const std::size_t shift = shift_of(first);
             T* aligned = first - shift;
             const T* weights = table_for(shift);
-            for (int row = 0; row < rows; ++row, aligned += stride, weights += width_cells)
+            for (int row = 0; row < rows; ++row, aligned += row_stride, weights += width_cells)
                 row_blocks(aligned, weights);
         } else {
             T* row_first = first;
-            for (int row = 0; row < rows; ++row, row_first += stride) {
+            for (int row = 0; row < rows; ++row, row_first += row_stride) {
                 const std::size_t shift = shift_of(row_first);
                 row_blocks(row_first - shift, table_for(shift) + row * width_cells);
             }
@@ -188,7 +211,8 @@ struct droplet_kernel {
 
     /// Whether the blocks of the brush around node (cx, cy) lie inside the map.
     GORGE_FORCEINLINE bool blocks_fit(std::ptrdiff_t cx, std::ptrdiff_t cy) const {
-        return cx >= block_x0 && cx < block_x1 && cy >= block_y0 && cy < block_y1;
+        // One unsigned comparison per axis (below the lower bound wraps to a large value).
+        return static_cast<std::size_t>(cx - block_x0) < block_nx && static_cast<std::size_t>(cy - block_y0) < block_ny;
     }
 #endif
 
@@ -238,9 +262,7 @@ struct droplet_kernel {
                 cells -= __builtin_convertvector(n, block) * quantum_step;
                 count += n;
             });
-            int_type total = 0;
-            for (std::size_t i = 0; i < lanes; ++i) total += count[i];
-            return T(total) * quantum_step;
+            return T(droplet_lane_sum(count)) * quantum_step;
         }
 #endif
         const bool clip = !brush_fits(cx, cy);
@@ -572,9 +594,9 @@ droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>&
     k.block_row = brush.block_row;
     k.block_lead = brush.block_lead;
     k.block_x0 = brush.block_x0;
-    k.block_x1 = brush.block_x1;
     k.block_y0 = brush.block_y0;
-    k.block_y1 = brush.block_y1;
+    k.block_nx = static_cast<std::size_t>(std::max<std::ptrdiff_t>(brush.block_x1 - brush.block_x0, 0));
+    k.block_ny = static_cast<std::size_t>(std::max<std::ptrdiff_t>(brush.block_y1 - brush.block_y0, 0));
     k.rows_share_alignment = brush.rows_share_alignment;
 #endif
     // prefetch_ahead: first and last cell of the row above the brush and of the second row below.
