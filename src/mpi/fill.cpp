@@ -712,12 +712,19 @@ tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& l
     tiled_fill_stats stats;
     try {
         stats = fill_depressions_tiled(comm, layout, read, write, options);
-    } catch (const job_error&) {
+    } catch (const job_error&) {  // thrown by every rank together
         remove_staged();
         remove_staging();
         throw;
-    } catch (...) {  // std::invalid_argument, thrown by every rank before any communication
+    } catch (const std::invalid_argument&) {  // thrown by every rank before any communication
+        remove_staging();
+        throw;
+    } catch (...) {  // not collective (an MPI failure): no barrier; remove what can be removed
         remove_staged();
+        if (rank == options.root) {
+            std::error_code ec;
+            std::filesystem::remove(staging, ec);
+        }
         throw;
     }
     // Every rank has staged all its tiles.

@@ -419,6 +419,21 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
+    SECTION("a memory cap no tile fits: invalid_argument, no staging directory left") {
+        const auto before = snapshot(out_dir.path);
+        gm::tiled_fill_options<float> small = options;
+        small.memory_cap = 1000;
+        std::string message;
+        try {
+            gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, small);
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(message.find("memory_cap") != std::string::npos);
+        CHECK(snapshot(out_dir.path) == before);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));
+    }
     SECTION("success: every tile replaced, equal to fill_depressions") {
         const gm::tiled_fill_stats stats =
             gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
