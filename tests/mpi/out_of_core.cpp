@@ -38,8 +38,18 @@ namespace {
 
 using namespace gorge_mpi_test;
 
+#if defined(GORGE_TEST_SANITIZED)
+// Sanitizer builds: AddressSanitizer's shadow memory and quarantine of freed blocks make the
+// resident size meaningless, and a 4096^2 map too slow; the same path on a small map, checked
+// for equality only.
+constexpr std::ptrdiff_t map_side = 1024, tile_side = 256;
+constexpr std::size_t memory_cap = std::size_t(4) << 20;  // bytes
+constexpr bool measure_memory = false;
+#else
 constexpr std::ptrdiff_t map_side = 4096, tile_side = 512;
 constexpr std::size_t memory_cap = std::size_t(16) << 20;  // bytes
+constexpr bool measure_memory = true;
+#endif
 constexpr float no_data = -9999.0f;
 
 /// Smooth hills with pits and a little noise (cheap to generate cell by cell).
@@ -75,7 +85,7 @@ TEST_CASE("out of core: a map 4x larger than the memory cap fills on one rank un
     REQUIRE(world_size() == 1);
     const gm::tile_layout layout{map_side, map_side, tile_side, tile_side};
     const std::size_t map_bytes = static_cast<std::size_t>(map_side * map_side) * sizeof(float);
-    REQUIRE(map_bytes >= 4 * memory_cap);
+    if (measure_memory) REQUIRE(map_bytes >= 4 * memory_cap);
 
     std::string tmpl = (std::filesystem::temp_directory_path() / "gorge_out_of_core_XXXXXX").string();
     REQUIRE(mkdtemp(&tmpl[0]) != nullptr);
@@ -120,7 +130,7 @@ TEST_CASE("out of core: a map 4x larger than the memory cap fills on one rank un
                 static_cast<unsigned long long>(stats.labels), static_cast<unsigned long long>(stats.graph_edges));
     CHECK(stats.tiles == layout.tile_count());
     CHECK(stats.raised_cells > 0);
-    CHECK(growth < memory_cap);
+    if (measure_memory) CHECK(growth < memory_cap);
 
     // The in-memory fill, after the measurement: every output file equals, byte for byte, the
     // tile file of fill_depressions's result.
