@@ -877,6 +877,38 @@ TEST_CASE("fills equal a directly written Priority-Flood bit for bit, ties inclu
         CHECK(same_bits(eps, reference_flood(original, true)));
         CHECK(same_bits(plain, reference_flood(original, false)));
     }
+    // Smooth terrain without noise: long slopes, which the plain fill traces uphill outside the
+    // priority queue, around a few large nested depressions (bumps of two wavelengths).
+    for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{200, 150}, {97, 301}}) {
+        gorge::grid<float> smooth(size.first, size.second);
+        for (std::ptrdiff_t y = 0; y < smooth.height(); ++y)
+            for (std::ptrdiff_t x = 0; x < smooth.width(); ++x)
+                smooth(x, y) = float(10.0 * std::sin(0.05 * double(x)) * std::cos(0.043 * double(y)) +
+                                     3.0 * std::sin(0.31 * double(x + 2 * y)));
+        gorge::grid<float> eps_s = smooth, plain_s = smooth, pd_s = smooth;
+        gorge::fill_depressions_epsilon(eps_s);
+        const auto stats = gorge::fill_depressions(plain_s);
+        gorge::fill_depressions_planchon_darboux(pd_s);
+        CHECK(stats.raised_cells > 0u);
+        CHECK(same_bits(eps_s, reference_flood(smooth, true)));
+        CHECK(same_bits(plain_s, reference_flood(smooth, false)));
+        CHECK(same_bits(plain_s, pd_s));
+    }
+    // A map in which no cell lies in a depression (a bowl turned over: every cell rises towards
+    // the centre), so the plain fill reaches everything by tracing, and an inverted one (one
+    // depression holding every inner cell).
+    gorge::grid<double> dome(41, 33), bowl(41, 33);
+    for (std::ptrdiff_t y = 0; y < dome.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < dome.width(); ++x) {
+            const double r2 = double((x - 20) * (x - 20) + (y - 16) * (y - 16));
+            dome(x, y) = 1000.0 - r2;
+            bowl(x, y) = r2;
+        }
+    gorge::grid<double> dome_plain = dome, bowl_plain = bowl;
+    CHECK(gorge::fill_depressions(dome_plain).raised_cells == 0u);
+    CHECK(same_bits(dome_plain, dome));
+    CHECK(gorge::fill_depressions(bowl_plain).raised_cells > 0u);
+    CHECK(same_bits(bowl_plain, reference_flood(bowl, false)));
     // Heights with long exact flats: a staircase of integer steps, pits of many cells at one level.
     gorge::grid<double> steps(90, 70);
     std::mt19937 rng(11);
