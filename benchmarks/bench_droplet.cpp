@@ -1,7 +1,7 @@
 // Droplet erosion on a 1024 x 1024 map of fBm heights (normalised to [0, 1], as in Lague's
 // project), 1 M droplets with default parameters; items_per_second is droplets per second.
 //   droplets_1024            serial schedule (one core)
-//   droplets_1024_mt/threads:N  tiled schedule on N threads (same result for every N)
+//   droplets_1024_mt/threads:N  tiled schedule on N threads (N = 1, 2, 4, 8, 16; same result for every N)
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -57,6 +57,6 @@ void droplets_1024_mt(benchmark::State& state) {
     options.threads = static_cast<unsigned>(state.range(0));
     run(state, options);
 }
-BENCHMARK(droplets_1024_mt)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(droplets_1024_mt)->ArgName("threads")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
