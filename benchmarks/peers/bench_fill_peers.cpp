@@ -1,4 +1,4 @@
-// Depression filling next to RichDEM, one thread, one process, cells per second:
+// Depression filling next to RichDEM, one thread, one process, cells per second of CPU time:
 //   gorge_fill/M/N                  gorge::fill_depressions (Priority-Flood+, flat lakes)
 //   richdem_wei2018/M/N             RichDEM's PriorityFlood_Wei2018 (the same surface)
 //   gorge_fill_epsilon/M/N          gorge::fill_depressions_epsilon (every cell drains)
