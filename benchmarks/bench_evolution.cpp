@@ -11,6 +11,10 @@
 // (s_accumulation stays 0: the drainage area is counted in the stack pass, s_stack).
 //   evolution/side:S/threads:N     N threads (same result for every N)
 //   evolution_n2/side:1024         n = 2 (Newton)
+//   evolution_island_copies/copies:C  a 1024² island (sea as no-data) formed over 150 steps, and
+//                                  maps of C×C copies of it started from that state: the same
+//                                  landscape per cell at 1024², 2048² and 4096², so that the cost
+//                                  per cell compares like for like
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -62,8 +66,59 @@ gorge::landscape_evolver<float>& warm_model(int side, float slope_exponent) {
     return *slot;
 }
 
+void run_model(benchmark::State& state, gorge::landscape_evolver<float>& model, int side, unsigned threads);
+
+constexpr int island_side = 1024;
+constexpr float island_radius = 0.45f;  // of the map's side; beyond it the sea (no-data)
+constexpr float island_sea = -9999.0f;
+
+/// A map of copies × copies formed islands (made once per count; the island itself once).
+gorge::landscape_evolver<float>& island_copies_model(int copies) {
+    static std::map<int, std::unique_ptr<gorge::landscape_evolver<float>>> models;
+    static const gorge::grid<float> island = [] {
+        gorge::fbm_params<float> params;
+        params.frequency = 8;
+        params.octaves = 8;
+        gorge::grid<float> g(island_side, island_side);
+        for (int y = 0; y < island_side; ++y)
+            for (int x = 0; x < island_side; ++x)
+                g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(island_side), params).x;
+        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
+        const float low = *lo, range = *hi - *lo;
+        for (int y = 0; y < island_side; ++y)
+            for (int x = 0; x < island_side; ++x) {
+                const glm::vec2 d = (glm::vec2(float(x), float(y)) + 0.5f) / float(island_side) - 0.5f;
+                g(x, y) = glm::length(d) > island_radius ? island_sea : (g(x, y) - low) / range * start_relief;
+            }
+        gorge::evolution_params<float> p = bench_params(1.0f);
+        p.no_data = island_sea;
+        gorge::landscape_evolver<float> formed(g.view(), p);
+        gorge::evolution_options o;
+        o.threads = 0;
+        formed.run(warmup_steps(island_side), o);
+        gorge::grid<float> out(island_side, island_side);
+        for (int y = 0; y < island_side; ++y)
+            for (int x = 0; x < island_side; ++x) out(x, y) = formed.heights()(x, y);
+        return out;
+    }();
+    auto& slot = models[copies];
+    if (!slot) {
+        const int side = island_side * copies;
+        gorge::grid<float> g(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) g(x, y) = island(x % island_side, y % island_side);
+        gorge::evolution_params<float> p = bench_params(1.0f);
+        p.no_data = island_sea;
+        slot = std::make_unique<gorge::landscape_evolver<float>>(g.view(), p);
+    }
+    return *slot;
+}
+
 void run_bench(benchmark::State& state, int side, float slope_exponent, unsigned threads) {
-    gorge::landscape_evolver<float>& model = warm_model(side, slope_exponent);
+    run_model(state, warm_model(side, slope_exponent), side, threads);
+}
+
+void run_model(benchmark::State& state, gorge::landscape_evolver<float>& model, int side, unsigned threads) {
     gorge::evolution_options options;
     options.threads = threads;
     gorge::evolution_timings total;
@@ -108,5 +163,11 @@ BENCHMARK(evolution)
 
 void evolution_n2(benchmark::State& state) { run_bench(state, int(state.range(0)), 2.0f, 1); }
 BENCHMARK(evolution_n2)->ArgName("side")->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void evolution_island_copies(benchmark::State& state) {
+    const int copies = int(state.range(0));
+    run_model(state, island_copies_model(copies), island_side * copies, 1);
+}
+BENCHMARK(evolution_island_copies)->ArgName("copies")->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
