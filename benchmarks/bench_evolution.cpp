@@ -44,20 +44,26 @@ gorge::evolution_params<float> bench_params(float slope_exponent) {
     return p;
 }
 
+/// The starting map: 8-octave fBm over the map, rescaled to [0, start_relief].
+gorge::grid<float> fbm_start(int side) {
+    gorge::fbm_params<float> params;
+    params.frequency = 8;
+    params.octaves = 8;
+    gorge::grid<float> g(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(side), params).x;
+    const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
+    const float low = *lo, range = *hi - *lo;
+    for (float& h : g) h = (h - low) / range * start_relief;
+    return g;
+}
+
 /// A model after the warm-up steps, one per (side, n), made once.
 gorge::landscape_evolver<float>& warm_model(int side, float slope_exponent) {
     static std::map<std::pair<int, float>, std::unique_ptr<gorge::landscape_evolver<float>>> models;
     auto& slot = models[{side, slope_exponent}];
     if (!slot) {
-        gorge::fbm_params<float> params;
-        params.frequency = 8;
-        params.octaves = 8;
-        gorge::grid<float> g(side, side);
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x) g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(side), params).x;
-        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-        const float low = *lo, range = *hi - *lo;
-        for (float& h : g) h = (h - low) / range * start_relief;
+        const gorge::grid<float> g = fbm_start(side);
         slot = std::make_unique<gorge::landscape_evolver<float>>(g.view(), bench_params(slope_exponent));
         gorge::evolution_options o;
         o.threads = 0;
@@ -76,19 +82,11 @@ constexpr float island_sea = -9999.0f;
 gorge::landscape_evolver<float>& island_copies_model(int copies) {
     static std::map<int, std::unique_ptr<gorge::landscape_evolver<float>>> models;
     static const gorge::grid<float> island = [] {
-        gorge::fbm_params<float> params;
-        params.frequency = 8;
-        params.octaves = 8;
-        gorge::grid<float> g(island_side, island_side);
-        for (int y = 0; y < island_side; ++y)
-            for (int x = 0; x < island_side; ++x)
-                g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(island_side), params).x;
-        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-        const float low = *lo, range = *hi - *lo;
+        gorge::grid<float> g = fbm_start(island_side);
         for (int y = 0; y < island_side; ++y)
             for (int x = 0; x < island_side; ++x) {
                 const glm::vec2 d = (glm::vec2(float(x), float(y)) + 0.5f) / float(island_side) - 0.5f;
-                g(x, y) = glm::length(d) > island_radius ? island_sea : (g(x, y) - low) / range * start_relief;
+                if (glm::length(d) > island_radius) g(x, y) = island_sea;
             }
         gorge::evolution_params<float> p = bench_params(1.0f);
         p.no_data = island_sea;
