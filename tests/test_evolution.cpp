@@ -614,6 +614,24 @@ TEST_CASE("evolution: progress and cancel") {
 
 namespace {
 
+/// Topology of a w x h map whose edge cells are all base level (listed in index order) and whose
+/// other cells are free.
+gorge::detail::evo_topology edge_base_topology(std::ptrdiff_t w, std::ptrdiff_t h) {
+    namespace d = gorge::detail;
+    d::evo_topology topo;
+    topo.width = w;
+    topo.height = h;
+    for (int k = 0; k < gorge::d8_neighbours; ++k) topo.offsets[k] = d::d8_offset(k, w);
+    topo.kind.assign(std::size_t(w * h), d::evo_free);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x)
+            if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) {
+                topo.kind[std::size_t(y * w + x)] = d::evo_base;
+                topo.base_cells.push_back(d::evo_index(y * w + x));
+            }
+    return topo;
+}
+
 /// Reference stack for the one-pass evo_stack_and_count: every data cell, each receiver before its
 /// donors, breadth-first from the base-level cells over the donor lists. False when some data
 /// cell was not reached.
@@ -652,18 +670,7 @@ TEST_CASE("evolution: the local depression search gives the global basin tree's 
         grid<double> map = random_map<double>(w, h, seed % 3 == 0 ? 20.0 : 2.0, seed);
         for (std::ptrdiff_t y = 0; y < h; ++y)
             for (std::ptrdiff_t x = 0; x < w; ++x) map(x, y) += 3.0 * std::fabs(double(x) - 24) + double(y);
-        d::evo_topology topo;
-        topo.width = w;
-        topo.height = h;
-        for (int k = 0; k < gorge::d8_neighbours; ++k) topo.offsets[k] = gorge::detail::d8_offset(k, w);
-        topo.kind.assign(map.size(), d::evo_free);
-        for (std::ptrdiff_t y = 0; y < h; ++y)
-            for (std::ptrdiff_t x = 0; x < w; ++x)
-                if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) {
-                    topo.kind[std::size_t(y * w + x)] = d::evo_base;
-                    topo.base_cells.push_back(d::evo_index(y * w + x));
-                }
-        std::sort(topo.base_cells.begin(), topo.base_cells.end());
+        d::evo_topology topo = edge_base_topology(w, h);
         topo.data_cells = map.size();
         std::vector<d::evo_index> rcv(map.size());
         std::vector<std::uint8_t> code(map.size());
@@ -699,17 +706,7 @@ TEST_CASE("evolution: the one-pass stack and counts match the breadth-first stac
         grid<double> map = random_map<double>(w, h, 5.0, seed);
         for (std::ptrdiff_t y = 0; y < h; ++y)
             for (std::ptrdiff_t x = 0; x < w; ++x) map(x, y) += 2.0 * std::fabs(double(x) - 18) + double(y);
-        d::evo_topology topo;
-        topo.width = w;
-        topo.height = h;
-        for (int k = 0; k < gorge::d8_neighbours; ++k) topo.offsets[k] = gorge::detail::d8_offset(k, w);
-        topo.kind.assign(map.size(), d::evo_free);
-        for (std::ptrdiff_t y = 0; y < h; ++y)
-            for (std::ptrdiff_t x = 0; x < w; ++x)
-                if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) {
-                    topo.kind[std::size_t(y * w + x)] = d::evo_base;
-                    topo.base_cells.push_back(d::evo_index(y * w + x));
-                }
+        d::evo_topology topo = edge_base_topology(w, h);
         // One no-data cell on the edge (its data neighbours are base level already).
         topo.kind[0] = d::evo_void;
         topo.base_cells.erase(topo.base_cells.begin());
