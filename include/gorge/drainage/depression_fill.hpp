@@ -12,10 +12,11 @@
 //                                      Priority-Flood+), with slopes traced uphill outside the
 //                                      priority queue (Wei, Zhou & Fu 2018; see traced_flood).
 //                                      Leaves flat lakes.
-//   fill_depressions_epsilon           The same flood with an epsilon gradient (their
-//                                      Priority-Flood+ε): every cell ends up strictly higher than
-//                                      the neighbour that drains it, so no flats remain and every
-//                                      cell drains to an outlet.
+//   fill_depressions_epsilon           The least surface on which every cell drains strictly (an
+//                                      epsilon gradient of one ulp per cell, as in their
+//                                      Priority-Flood+ε, but defined so that the result does not
+//                                      depend on any queue order; see "The epsilon surface"
+//                                      below): no flats remain and every cell drains to an outlet.
 //   fill_depressions_planchon_darboux  Planchon & Darboux (2001), "A fast, simple and versatile
 //                                      algorithm to fill the depressions of digital elevation
 //                                      models", Catena 46, 159-176: iterative minimisation from
@@ -34,23 +35,51 @@
 // the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
 // value), and the queues.
 //
-// The epsilon fill and float precision. Each raised cell gets the next representable value above
-// its drainer (std::nextafter towards +infinity: one unit in the last place, ulp), so a flat of
-// length L rises by L ulps along its drainage. The ulp grows with the height: for float it is
-// |h| * 2^-23 (about 1.2e-7 |h|), e.g. 6.1e-5 at h = 1000 and 0.0039 at h = 32768. A lake 4000 cells
-// across at h = 1000 therefore tilts by about 0.25 height units, and on 16-bit integer heights
-// (0..65535) by up to 16 units: the gradient stops being negligible. Heights stay finite and
-// strictly drained in every case (no flat is ever produced silently); what degrades is how far
-// the surface departs from the plain fill. The fill reports it (fill_stats::max_gradient_rise,
-// an upper bound on that departure, and fill_stats::overtaken_cells, cells that were not in any
-// depression but were raised because the gradient climbed past them). Such a raise is kept only
-// where it is needed: a cell on a lake's rim whose height lies a few ulps above the spill level,
-// once the lake's gradient has climbed past it, has no lower neighbour left (its neighbours are
-// lake cells above it and higher terrain), so without the raise it would be a one-cell pit; an
-// overtaken cell that has a neighbour below its own height keeps its height. When these matter, fill
-// a grid of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a
-// step above the largest finite value would be infinite; that throws std::overflow_error (and
-// leaves the grid unchanged).
+// The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
+// v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
+// exactly on the no-data value takes one more ulp, and no step gives -0 (the step up from
+// -denorm_min is +0). An outlet is a data cell on the map edge or next to a no-data cell. The epsilon
+// fill returns E, the least surface with
+//   E >= Z everywhere, E = Z at outlets, and every other data cell has an 8-connected data
+//   neighbour with E strictly lower.
+// The pointwise minimum of two such surfaces is again one (a cell keeps a strictly lower neighbour
+// in the surface it took its value from, and the minimum there is no higher), so the least one
+// exists and is unique. It satisfies E(c) = max(Z(c), succ(min over data neighbours n of E(n)))
+// away from outlets, and is computed in Dijkstra order: outlets are settled at their heights; the
+// lowest settled but unexpanded cell c gives each unsettled neighbour n the value max(Z(n),
+// succ(E(c))). The first neighbour to expand n is its lowest (cells expand by non-decreasing E), so
+// that value is E(n); cells of equal E may expand in any order. So the result depends on nothing
+// but the map: not on the order of cells in the queues, not on mirroring or transposing the map,
+// and a map cut into tiles gives the same surface in every tile when each tile is given the
+// settled values around it (detail::least_epsilon_surface, which the tiled fills use).
+// The flood keeps Priority-Flood+'s pit queue: a cell raised to succ(E(c)) goes to the FIFO pit
+// queue when that value is not above the smallest key in the priority queue (a lower bound of it,
+// read from the radix heap's buckets without moving cells), and into the priority queue otherwise.
+// The pit queue's values then never decrease from front to back and never exceed the priority
+// queue's keys, so taking the pit queue first keeps the Dijkstra order. (Barnes et al.'s
+// Priority-Flood+ε drains a pit's whole gradient through the pit queue even where it climbs past
+// lower cells still waiting in the priority queue, so its result depended on the queue order.)
+// A cell reached from c with Z(n) > succ(E(c)) keeps its height, whatever else happens: it is
+// settled at once and, as in the plain fill, followed uphill outside the priority queue (see
+// traced_flood); it enters the priority queue only if it has an unsettled neighbour that may need
+// it.
+//
+// Float precision. A flat of length L rises by L ulps along its drainage. The ulp grows with the
+// height: for float it is |h| * 2^-23 (about 1.2e-7 |h|), e.g. 6.1e-5 at h = 1000 and 0.0039 at
+// h = 32768. A lake 4000 cells across at h = 1000 therefore tilts by about 0.25 height units, and
+// on 16-bit integer heights (0..65535) by up to 16 units: the gradient stops being negligible.
+// Heights stay finite and strictly drained in every case (no flat is ever produced silently); what
+// degrades is how far the surface departs from the plain fill F (fill_depressions). The fill
+// reports it per cell, from Z, E and F: fill_stats::max_gradient_rise = the largest E - F, and
+// fill_stats::overtaken_cells = cells with E > Z that have a neighbour with F < Z (they drain
+// strictly on the plain surface, but a lake's gradient climbed past them; cells on flats, which
+// must rise to drain, are not counted). Only raises that are needed are made: a cell with a
+// neighbour whose E is below its own height keeps its height.
+// The fill finds F on the raised cells only (E = Z implies F = Z), with a plain Priority-Flood over
+// them started from their unraised neighbours, so the statistics cost little where few cells are
+// raised. When these matter, fill a grid of double (ulp = |h| * 2^-52) or shift heights towards 0
+// first. The only hard limit: a step above the largest finite value would be infinite; that throws
+// std::overflow_error (and leaves the grid unchanged).
 //
 // Conventions and guarantees:
 //   - 8-connectivity (the D8 neighbourhood of gorge/drainage/d8.hpp, shared with flow.hpp).
@@ -68,8 +97,8 @@
 //     written back as +0, and the epsilon step up from -denorm_min gives +0.
 //   - An empty view (a default-made grid_view, or an empty grid) throws std::invalid_argument
 //     naming the function, like every other grid algorithm.
-//   - Deterministic: the queues are gorge's own code (cells of equal height leave the priority
-//     queue last in, first out), so results never depend on the platform or standard library.
+//   - Deterministic: every fill's result is unique (the plain fills' minimax surface, the epsilon
+//     fill's least surface), whatever the order of the queues, which are gorge's own code anyway.
 //   - Progress and cancellation (optional fill_options::progress): reported from the calling
 //     thread; a cancelled fill leaves the grid unchanged (the work happens on a copy) and says so
 //     in fill_stats::cancelled. Unset, it costs one counter decrement per cell.
@@ -123,16 +152,15 @@ template <class T>
 struct fill_stats {
     /// Cells whose height the fill changed.
     std::size_t raised_cells = 0;
-    /// Epsilon fill only: the largest height the epsilon gradient climbed above the spill level of
-    /// the depression it was filling. An upper bound on how far any cell of the epsilon-filled
-    /// surface lies above the plainly filled surface. 0 for the plain fills.
+    /// Epsilon fill only: the largest E - F over the data cells, where E is the epsilon-filled and F
+    /// the plainly filled surface (fill_depressions) of the same map: how far the epsilon gradient
+    /// lifts the surface above the spill levels, in height units (>= 0). 0 for the plain fills.
     T max_gradient_rise = T(0);
-    /// Epsilon fill only: cells whose original height lay above the spill level of the depression
-    /// being filled when they were reached, and which the epsilon gradient nevertheless raised
-    /// and left raised because no neighbour lay below their own height (without the raise they
-    /// would not drain; overtaken cells that have such a neighbour keep their height). Non-zero
-    /// means ulp steps were large enough to change terrain outside depressions (see the header
-    /// comment on precision). 0 for the plain fills.
+    /// Epsilon fill only: data cells with E > Z (Z the input height) that have a data neighbour with
+    /// F < Z: cells that drain strictly on the plain surface (in no depression and on no flat), but
+    /// that the epsilon gradient of a lake climbed past (every neighbour's E was >= Z). Non-zero
+    /// means ulp steps were large enough to change terrain outside depressions and flats (see the
+    /// header comment on precision). 0 for the plain fills.
     std::size_t overtaken_cells = 0;
     /// fill_options::progress returned false: the fill stopped early and the grid is unchanged
     /// (raised_cells is 0; the other statistics cover the part done).
@@ -241,9 +269,8 @@ inline int lowest_bit(K k) {
 /// operations instead of a binary heap's cache-missing sifts.
 /// Order: cells leave by increasing key and, among equal keys, the latest pushed first. Each
 /// bucket keeps its cells in push order, because cells are only ever moved into buckets that are
-/// empty (every level below the one moved from, and the equal bucket). That order is the queue's
-/// contract (the epsilon fill's result depends on it), the same as that of the bit-by-bit radix
-/// heap it replaced.
+/// empty (every level below the one moved from, and the equal bucket). (No fill's result depends
+/// on that order; it keeps runs reproducible step by step.)
 template <class K, class I>
 class radix_heap {
 public:
@@ -258,6 +285,23 @@ public:
     }
     /// Key of the cell last returned by pop().
     K last_key() const { return last_; }
+    /// A lower bound of the smallest key in the queue (the largest key when it is empty), read from
+    /// the buckets without moving cells: the equal bucket's key, or else the smallest key the
+    /// first non-empty bucket can hold. Every key on level l agrees with last_key() on the digits
+    /// above l (moving a bucket keeps that true), and the bucket fixes digit l.
+    K min_key_bound() const {
+        if (!equal_.empty()) return last_;
+        if (non_empty_levels_ == 0) return ~K(0);
+        const int level = lowest_bit(non_empty_levels_);
+        const level_buckets& lb = levels_[static_cast<std::size_t>(level)];
+        std::size_t w = 0;
+        while (lb.occupied[w] == 0) ++w;
+        const K d = static_cast<K>(w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w])));
+        const int shift = level * digit_bits;
+        const int above = shift + digit_bits;
+        const K high = above >= key_bits ? K(0) : static_cast<K>((last_ >> above) << above);
+        return static_cast<K>(high | static_cast<K>(d << shift));
+    }
     /// Removes and returns a cell of the smallest key; the queue must not be empty.
     I pop() {
         if (equal_.empty()) refill();
@@ -482,128 +526,12 @@ struct padded_heights {
     }
 };
 
-/// After the epsilon flood: an overtaken cell (reached by a pit's gradient that had climbed past
-/// its own height, which lay above the spill level) keeps its raised height only where it needs
-/// it. If a data neighbour already lies below the cell's own height, the cell drains there and
-/// gets its own height back; such a cell is in no depression (that neighbour gives it a path to an
-/// outlet that never rises above its height), so no depression cell changes. Lowering a cell
-/// never takes away another cell's strictly lower neighbour, and a restored cell's lower neighbour
-/// stays below it, so every cell still drains strictly. Cells are looked at in the order they were
-/// raised (each restore can only help later ones): deterministic. Returns the cells left raised.
-template <class I, class T>
-std::size_t keep_needed_raises(padded_heights<T>& work, const std::vector<std::pair<I, T>>& overtaken) {
-    std::size_t kept = 0;
-    const std::size_t pitch = static_cast<std::size_t>(work.pitch);
-    const std::size_t last_row = static_cast<std::size_t>(work.height);  // padded rows 1..height
-    for (const std::pair<I, T>& cell : overtaken) {
-        const std::size_t m = static_cast<std::size_t>(cell.first);
-        const T own = cell.second;
-        bool lower = false;
-        for (int k = 0; k < d8_neighbours && !lower; ++k) {
-            const std::size_t q = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(m) + work.offset(k));
-            const std::size_t qx = q % pitch, qy = q / pitch;
-            const bool ring = qx == 0 || qx == pitch - 1 || qy == 0 || qy == last_row + 1;
-            const bool data = !ring && (!work.has_no_data || work.valid[q] != 0);
-            lower = data && work.z[q] < own;
-        }
-        if (lower)
-            work.z[m] = own;
-        else
-            ++kept;
-    }
-    return kept;
-}
-
-/// Priority-Flood+ (plain, epsilon == false) or Priority-Flood+ε (epsilon == true) on the
-/// working copy, with cell indices of type I. The epsilon fill steps over `no_data` when a raised
-/// height would equal it (the plain fill only assigns heights that data cells already hold).
 /// Calls fill_options::progress (when set) and records a cancellation; true to go on.
 template <class T>
 bool fill_report(const fill_options<T>& options, double fraction, fill_stats<T>& stats) {
     if (!options.progress || options.progress(fraction)) return true;
     stats.cancelled = true;
     return false;
-}
-
-template <bool epsilon, class I, class T>
-void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who) {
-    const std::optional<T>& no_data = options.no_data;
-    // A raised height is finite (or the overflow below throws), so only a finite no-data value
-    // can be hit; NaN and infinite no-data values need no check.
-    const bool step_over = epsilon && no_data && std::isfinite(*no_data);
-    const T skipped = step_over ? *no_data : T(0);
-    radix_heap<decltype(ordered_bits(T())), I> open;
-    pit_queue<I> pit;
-    T* const z = work.z.data();
-    bit_set& closed = work.closed;
-    std::ptrdiff_t off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
-
-    work.for_each_outlet([&](std::size_t i) {
-        closed.set(i);
-        open.push(ordered_bits(z[i]), static_cast<I>(i));
-    });
-
-    T spill = T(0);  // height of the open cell whose pit is being drained (epsilon statistics)
-    T max_rise = T(0);
-    // Cells raised although they were above the spill level (with their own heights): looked at
-    // again once the flood is done.
-    std::vector<std::pair<I, T>> overtaken;
-    bool cancelled = false;
-    // Progress: a countdown of cells taken from the queues, which never reaches 0 without a
-    // callback (every data cell leaves a queue exactly once, so fewer than SIZE_MAX do).
-    const bool reporting = static_cast<bool>(options.progress);
-    const std::size_t interval = reporting ? fill_progress_interval : std::numeric_limits<std::size_t>::max();
-    std::size_t until_report = interval, settled = 0;
-    const double total = static_cast<double>(work.data_cells);
-    while (!open.empty() || !pit.empty()) {
-        if (--until_report == 0) {
-            settled += interval;
-            until_report = interval;
-            if (!fill_report(options, static_cast<double>(settled) / total, stats)) {
-                cancelled = true;
-                break;
-            }
-        }
-        std::size_t c;
-        T zc;
-        if (!pit.empty()) {
-            c = pit.pop();
-            zc = z[c];  // written moments ago: in cache
-        } else {
-            // The height comes from the key: reading z[c] would be a cache miss, as queued cells
-            // lie anywhere on the map.
-            c = open.pop();
-            zc = from_ordered_bits(open.last_key());
-            spill = zc;
-        }
-        // Height given to neighbours that are not above it: zc itself, or one ulp more (two
-        // when one ulp more is the no-data value: a data cell must never read as no-data).
-        T raised = epsilon ? next_up(zc) : zc;
-        if (step_over && raised == skipped) raised = next_up(raised);
-        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
-            closed.set(n);
-            const T zn = z[n];
-            if (zn <= raised) {
-                if (epsilon) {
-                    if (!std::isfinite(raised))
-                        throw std::overflow_error(std::string(who) +
-                                                  ": raising a cell one step above the largest finite value "
-                                                  "would make it infinite");
-                    if (zn > spill && zn < raised) overtaken.emplace_back(static_cast<I>(n), zn);
-                    const T rise = raised - spill;
-                    max_rise = rise > max_rise ? rise : max_rise;
-                }
-                z[n] = raised;
-                pit.push(static_cast<I>(n));
-            } else {
-                open.push(ordered_bits(zn), static_cast<I>(n));
-            }
-        }
-    }
-    stats.max_gradient_rise = max_rise;
-    if (epsilon && !cancelled) stats.overtaken_cells = keep_needed_raises(work, overtaken);
 }
 
 /// The plain Priority-Flood+ with slope tracing, after the idea of Wei, Zhou & Fu (2018),
@@ -616,7 +544,7 @@ void priority_flood(padded_heights<T>& work, const fill_options<T>& options, fil
 /// own level, as any Priority-Flood cell does). The plain fill's surface is the unique minimax
 /// surface, so the result is the same as without tracing, bit for bit; only the work differs:
 /// on long slopes (smooth terrain) most cells skip the queue, on rough terrain few do. The
-/// epsilon fill cannot trace: its result depends on the order in which cells are reached.
+/// epsilon fill traces the same way (see epsilon_flood).
 template <class I, class T>
 class traced_flood {
 public:
@@ -711,25 +639,406 @@ private:
     double total_;
 };
 
-template <bool epsilon, class T>
+/// The epsilon step succ(e) of the header comment: the next value above e (next_up; -infinity
+/// steps to the lowest finite value), or one more when that is the no-data value, which a data
+/// cell must never hold. Only a finite no-data value can be landed on (a step from a finite value
+/// is finite, or +infinity, which the flood rejects), so NaN and infinite ones need no check.
+template <class T>
+class epsilon_step {
+public:
+    explicit epsilon_step(const std::optional<T>& no_data)
+        : skip_(no_data.has_value() && std::isfinite(*no_data)), skipped_(skip_ ? *no_data : T(0)) {}
+    T operator()(T e) const {
+        const T s = next_up(e);
+        return skip_ && s == skipped_ ? next_up(s) : s;
+    }
+
+private:
+    bool skip_;
+    T skipped_;
+};
+
+/// Calls f(i) for the padded index i of every ring cell, in the order of least_epsilon_surface's
+/// ring argument: the row above (x = -1..w), the row below (x = -1..w), the column left and the
+/// column right (y = 0..h-1 each).
+template <class T, class F>
+void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
+    for (std::ptrdiff_t x = -1; x <= work.width; ++x) f(work.index(x, -1));
+    for (std::ptrdiff_t x = -1; x <= work.width; ++x) f(work.index(x, work.height));
+    for (std::ptrdiff_t y = 0; y < work.height; ++y) f(work.index(-1, y));
+    for (std::ptrdiff_t y = 0; y < work.height; ++y) f(work.index(work.width, y));
+}
+
+/// The epsilon surface's flood in Dijkstra order (header comment, "The epsilon surface") on the
+/// working copy. Its ring cells hold the values around the map (-infinity: an outlet side,
+/// +infinity: nothing, finite: a settled neighbour of that E) and its no-data cells -infinity.
+/// Settled cells are closed; a settled cell that may still lower an unsettled neighbour waits in
+/// the pit queue (values never above the priority queue's keys) or in the priority queue, keyed by
+/// its E. A ring cell of finite value waits there too, as index + cells (I must hold twice the
+/// padded size); its neighbours are found with bounds checks, which the map's cells do not need.
+/// Why the result is E: (1) a cell settled from an expanded cell c gets max(Z, succ(E(c))), and
+/// any neighbour u with E(u) < E(c) would have settled it first: u settled before c expanded
+/// (follow u's strictly descending neighbours down to a settled cell: that cell, settled with an
+/// unsettled neighbour, waits in a queue with a key below E(c), so it expands before c, and so on
+/// upwards), and once u expanded or was traced it has no unsettled neighbour; (2) a traced cell t
+/// keeps Z(t), which is E(t) whatever its other neighbours: Z(t) > succ(E(p)) >= succ(min E) for
+/// the neighbour p it was traced from; (3) cells leave the queues by non-decreasing E: a pit queue
+/// value is succ of a value already taken, pushed only when not above the priority queue's
+/// smallest key, and everything pushed later is at least that step.
+template <class I, class T>
+class epsilon_flood {
+public:
+    epsilon_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who)
+        : work_(work), options_(options), stats_(stats), who_(who), z_(work.z.data()), cells_(work.z.size()),
+          step_(options.no_data),
+          until_report_(options.progress ? fill_progress_interval : std::numeric_limits<std::size_t>::max()),
+          total_(static_cast<double>(work.data_cells)) {
+        for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
+    }
+
+    /// Runs the flood; false when cancelled (fill_options::progress returned false).
+    bool run() {
+        if (!seed()) return false;
+        while (!open_.empty() || !pit_.empty()) {
+            bool go_on;
+            if (!pit_.empty()) {
+                const std::size_t c = pit_.pop();
+                go_on = expand(c, z_[c]);  // written moments ago: in cache
+            } else {
+                const std::size_t c = open_.pop();
+                // The value comes from the key: reading z[c] would be a cache miss.
+                const T e = from_ordered_bits(open_.last_key());
+                go_on = c < cells_ ? expand(c, e) : expand_ring(c - cells_, e);
+            }
+            if (!go_on) return false;
+        }
+        return true;
+    }
+
+private:
+    using key = decltype(ordered_bits(T()));
+
+    /// Settles the outlets (data cells next to a ring or no-data cell holding -infinity) at their
+    /// heights, and queues the ring cells of finite value.
+    bool seed() {
+        const T below_all = -std::numeric_limits<T>::infinity();
+        for (std::ptrdiff_t y = 0; y < work_.height; ++y) {
+            const bool edge_row = y == 0 || y == work_.height - 1;
+            for (std::ptrdiff_t x = 0; x < work_.width; ++x) {
+                // Without no-data, an inner row's inner cells have no closed neighbour.
+                if (!edge_row && !work_.has_no_data && x > 0 && x < work_.width - 1) x = work_.width - 1;
+                const std::size_t i = work_.index(x, y);
+                if (work_.closed.test(i)) continue;  // no-data
+                bool outlet = false;
+                for (int k = 0; k < d8_neighbours && !outlet; ++k) {
+                    const std::size_t q = neighbour(i, k);
+                    outlet = work_.closed.test(q) && z_[q] == below_all;
+                }
+                if (!outlet) continue;
+                if (!close(i)) return false;
+                open_.push(ordered_bits(z_[i]), static_cast<I>(i));
+            }
+        }
+        for_each_ring_cell(work_, [&](std::size_t r) {
+            if (std::isfinite(z_[r])) open_.push(ordered_bits(z_[r]), static_cast<I>(r + cells_));
+        });
+        return true;
+    }
+
+    /// Closes cell i. Progress counts closed cells (each data cell is closed at most once). False
+    /// when cancelled.
+    bool close(std::size_t i) {
+        work_.closed.set(i);
+        if (--until_report_ != 0) return true;
+        until_report_ = fill_progress_interval;
+        settled_ += fill_progress_interval;
+        return fill_report(options_, static_cast<double>(settled_) / total_, stats_);
+    }
+
+    /// Expands map cell c of value e: settles its unsettled neighbours.
+    bool expand(std::size_t c, T e) {
+        const T s = step_(e);
+        key bound = 0;
+        bool bound_known = false;
+        for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
+            if (!settle(neighbour(c, lowest_bit(open_n)), s, bound, bound_known)) return false;
+        return trace();
+    }
+
+    /// Expands ring cell r of value e (its neighbours may lie outside the padded map; those that
+    /// wrap around a row end land on ring cells, which are closed).
+    bool expand_ring(std::size_t r, T e) {
+        const T s = step_(e);
+        key bound = 0;
+        bool bound_known = false;
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(r) + off_[k];
+            if (q < 0 || static_cast<std::size_t>(q) >= cells_ || work_.closed.test(static_cast<std::size_t>(q)))
+                continue;
+            if (!settle(static_cast<std::size_t>(q), s, bound, bound_known)) return false;
+        }
+        return trace();
+    }
+
+    /// Settles unsettled cell n, reached from a cell whose step value is s: raised to s when not
+    /// above it (into the pit queue when s is not above the priority queue's smallest key, whose
+    /// lower bound is read once per expansion: everything pushed meanwhile is >= s), else kept
+    /// and traced.
+    bool settle(std::size_t n, T s, key& bound, bool& bound_known) {
+        if (!close(n)) return false;
+        if (z_[n] > s) {
+            trace_.push_back(static_cast<I>(n));
+            return true;
+        }
+        if (!std::isfinite(s))
+            throw std::overflow_error(std::string(who_) +
+                                      ": raising a cell one step above the largest finite value would make it infinite");
+        z_[n] = s;
+        const key ks = ordered_bits(s);
+        if (!bound_known) {
+            bound = open_.min_key_bound();
+            bound_known = true;
+        }
+        if (ks <= bound)
+            pit_.push(static_cast<I>(n));
+        else
+            open_.push(ks, static_cast<I>(n));
+        return true;
+    }
+
+    /// Follows the traced cells uphill: a neighbour m of traced cell t with Z(m) > succ(Z(t)) keeps
+    /// its height too; t waits in the priority queue only if some unsettled neighbour is not that
+    /// high (t may have to raise it).
+    bool trace() {
+        while (!trace_.empty()) {
+            const std::size_t t = trace_.back();
+            trace_.pop_back();
+            const T zt = z_[t];
+            const T st = step_(zt);
+            bool lower_neighbour = false;
+            for (unsigned open_n = work_.open_neighbours(t); open_n != 0; open_n &= open_n - 1) {
+                const std::size_t m = neighbour(t, lowest_bit(open_n));
+                if (z_[m] > st) {
+                    if (!close(m)) return false;
+                    trace_.push_back(static_cast<I>(m));
+                } else {
+                    lower_neighbour = true;
+                }
+            }
+            if (lower_neighbour) open_.push(ordered_bits(zt), static_cast<I>(t));
+        }
+        return true;
+    }
+
+    std::size_t neighbour(std::size_t c, int k) const {
+        return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off_[k]);
+    }
+
+    padded_heights<T>& work_;
+    const fill_options<T>& options_;
+    fill_stats<T>& stats_;
+    const char* who_;
+    T* z_;
+    std::size_t cells_;
+    epsilon_step<T> step_;
+    std::ptrdiff_t off_[d8_neighbours];
+    radix_heap<key, I> open_;
+    pit_queue<I> pit_;
+    std::vector<I> trace_;
+    std::size_t until_report_;
+    std::size_t settled_ = 0;
+    double total_;
+};
+
+/// Loads the ring into the working copy (ring == nullptr: -infinity all round, the map's own
+/// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood. False when
+/// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
+template <class T>
+bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
+                   const char* who) {
+    const T below_all = -std::numeric_limits<T>::infinity();
+    std::size_t r = 0;
+    for_each_ring_cell(work, [&](std::size_t i) {
+        const T v = ring ? ring[r] : below_all;
+        if (std::isnan(v))
+            throw std::invalid_argument(std::string(who) + ": ring value " + std::to_string(r) +
+                                        " is NaN (use -infinity for an outlet side, +infinity for none)");
+        work.z[i] = v;
+        ++r;
+    });
+    if (work.has_no_data)
+        for (std::ptrdiff_t y = 0; y < work.height; ++y)
+            for (std::ptrdiff_t x = 0; x < work.width; ++x)
+                if (work.valid[work.index(x, y)] == 0) work.z[work.index(x, y)] = below_all;
+    // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
+    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
+        return epsilon_flood<std::uint32_t, T>(work, options, stats, who).run();
+    return epsilon_flood<std::size_t, T>(work, options, stats, who).run();
+}
+
+/// Adds one data cell to fill_stats' epsilon statistics (the rule of fill_stats::max_gradient_rise
+/// and ::overtaken_cells, in one place; a tiled fill maxes and sums these over its tiles), from
+/// the cell's input height z, its epsilon surface value e, its plain fill value f, and the lowest
+/// plain fill value of its data neighbours (+infinity when it has none).
+template <class T>
+void add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
+    const T rise = e - f;
+    if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
+    if (e > z && lowest_neighbour_f < z) ++stats.overtaken_cells;
+}
+
+/// fill_stats' epsilon statistics of a map flooded by flood_epsilon with the map edge as outlet
+/// side (work.z = E; heights = Z). F is needed on the raised cells only: E = Z implies F = Z
+/// (Z <= F <= E). On them F is the plain fill restricted to the raised cells, with the unraised
+/// cells fixed at F = Z: a plain Priority-Flood from the unraised cells next to raised ones (every
+/// raised cell's descending neighbours lead to an outlet, which is unraised, so all are reached).
+/// Unraised cells add nothing (E - F = 0, not raised). The flood reaches each raised cell first from
+/// its neighbour of lowest F (cells leave by non-decreasing F, and every unraised neighbour of a
+/// raised cell is a start cell), so `level` is that lowest F. Reuses the working copy's visited
+/// flags.
+template <class I, class T>
+void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, fill_stats<T>& stats) {
+    const std::size_t pitch = static_cast<std::size_t>(work.pitch);
+    auto input = [&](std::size_t i) {  // Z of padded cell i (+0 for -0, as in the working copy)
+        const std::size_t y = i / pitch, x = i - y * pitch;
+        return heights.row(static_cast<std::ptrdiff_t>(y) - 1)[x - 1] + T(0);
+    };
+    bit_set unraised(work.z.size(), true);  // ring, no-data and unraised cells set
+    bool any = false;
+    for (std::ptrdiff_t y = 0; y < work.height; ++y) {
+        const T* row = heights.row(y);
+        for (std::ptrdiff_t x = 0; x < work.width; ++x) {
+            const std::size_t i = work.index(x, y);
+            if (work.has_no_data && work.valid[i] == 0) continue;
+            if (work.z[i] > row[x]) {
+                unraised.reset(i);
+                any = true;
+            }
+        }
+    }
+    if (!any) return;
+    std::swap(work.closed, unraised);  // open_neighbours now lists raised neighbours
+    radix_heap<decltype(ordered_bits(T())), I> open;
+    pit_queue<I> pit;
+    for (std::ptrdiff_t y = 0; y < work.height; ++y)
+        for (std::ptrdiff_t x = 0; x < work.width; ++x) {
+            const std::size_t i = work.index(x, y);
+            if (work.has_no_data && work.valid[i] == 0) continue;
+            if (work.closed.test(i) && work.open_neighbours(i) != 0)
+                open.push(ordered_bits(work.z[i]), static_cast<I>(i));
+        }
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
+    auto visit = [&](std::size_t c, T level) {
+        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
+            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
+            work.closed.set(n);
+            const T zn = input(n);
+            const T f = zn <= level ? level : zn;
+            add_epsilon_cell_stats(zn, work.z[n], f, level, stats);
+            if (zn <= level)
+                pit.push(static_cast<I>(n));
+            else
+                open.push(ordered_bits(zn), static_cast<I>(n));
+        }
+    };
+    while (!open.empty()) {
+        const std::size_t c = open.pop();
+        const T level = from_ordered_bits(open.last_key());
+        visit(c, level);
+        while (!pit.empty()) visit(pit.pop(), level);
+    }
+}
+
+/// Least epsilon surface of one tile given fixed values on the ring of cells around it (header
+/// comment, "The epsilon surface"); the per-tile solver of a tiled epsilon fill.
+///   heights  the tile's input, w x h (not empty; data cells finite, like the fill's).
+///   ring     2 * (w + 2) + 2 * h values, in this order: the row above (y = -1, x = -1..w), the
+///            row below (y = h, x = -1..w), the column left (x = -1, y = 0..h-1), the column
+///            right (x = w, y = 0..h-1). A value v acts as a settled neighbour with E = v:
+///              -infinity  an outlet side (map edge, or no-data outside the tile): the tile
+///                         cells next to it are outlets and keep their heights;
+///              +infinity  nothing drains through there (yet);
+///              finite     that neighbour's E (a data cell outside the tile).
+///            NaN throws std::invalid_argument. Pass -infinity, never the no-data value, for a
+///            no-data cell outside the tile.
+///   out      w x h: E, or +infinity for data cells that no outlet or finite ring value reaches;
+///            no-data cells (options.no_data) are copied unchanged. May be the same grid as
+///            heights (the input is copied first).
+///   options  no_data as in fill_depressions_epsilon (no-data cells inside the tile are outlet
+///            sides for their neighbours); progress as there (fractions of the tile's data cells).
+///   who      the name used in exception messages.
+/// Returns raised_cells = reached data cells whose value changed; the epsilon statistics are left
+/// 0 (they need the plain fill F: add_epsilon_cell_stats adds one cell's share from Z, E, F and
+/// the lowest F of its neighbours).
+/// Throws std::overflow_error like the fill, and std::invalid_argument for an empty tile, a
+/// non-finite data cell, a NaN ring value or an out of another size.
+/// With every ring value -infinity the result equals fill_depressions_epsilon bit for bit (both
+/// run flood_epsilon); with the ring taken from the single-machine E around the tile (-infinity
+/// on the map edge and at no-data cells), it equals the single-machine E inside the tile. With a
+/// ring of values that are not yet final (an iteration across tiles), every cell's value is
+/// the least surface for that ring, and lowering ring values never raises a cell.
+template <class T>
+fill_stats<T> least_epsilon_surface(grid_view<const T> heights, const T* ring, grid_view<T> out,
+                                    const fill_options<T>& options, const char* who) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    padded_heights<T> work(heights, options.no_data, who);
+    if (out.width() != heights.width() || out.height() != heights.height())
+        throw std::invalid_argument(std::string(who) + ": out must have the size of heights");
+    if (ring == nullptr) throw std::invalid_argument(std::string(who) + ": ring must not be null");
+    fill_stats<T> stats;
+    if (!fill_report(options, 0.0, stats)) return stats;
+    if (!flood_epsilon(work, ring, options, stats, who)) return stats;
+    if (!fill_report(options, 1.0, stats)) return stats;
+    const T unreached = std::numeric_limits<T>::infinity();
+    for (std::ptrdiff_t y = 0; y < work.height; ++y) {
+        T* r = out.row(y);
+        const T* in = heights.row(y);
+        for (std::ptrdiff_t x = 0; x < work.width; ++x) {
+            const std::size_t i = work.index(x, y);
+            const T z = in[x];
+            if (work.has_no_data && work.valid[i] == 0) {
+                r[x] = z;
+                continue;
+            }
+            const bool reached = work.closed.test(i);
+            stats.raised_cells += reached && work.z[i] != z ? 1u : 0u;
+            r[x] = reached ? work.z[i] : unreached;
+        }
+    }
+    return stats;
+}
+
+template <class T>
 fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
-    const bool narrow = work.z.size() <= std::numeric_limits<std::uint32_t>::max();
-    if (epsilon) {
-        if (narrow)
-            priority_flood<epsilon, std::uint32_t>(work, options, stats, who);
-        else
-            priority_flood<epsilon, std::size_t>(work, options, stats, who);
-    } else if (narrow) {
-        traced_flood<std::uint32_t, T>(work, options, stats).run();
-    } else {
-        traced_flood<std::size_t, T>(work, options, stats).run();
-    }
-    if (stats.cancelled || !fill_report(options, 1.0, stats)) return stats;
+    const bool run = work.z.size() <= std::numeric_limits<std::uint32_t>::max()
+                         ? traced_flood<std::uint32_t, T>(work, options, stats).run()
+                         : traced_flood<std::size_t, T>(work, options, stats).run();
+    if (!run || !fill_report(options, 1.0, stats)) return stats;
+    stats.raised_cells = work.write_back(heights);
+    return stats;
+}
+
+/// fill_depressions_epsilon: flood_epsilon with the map edge as outlet side, then the statistics.
+template <class T>
+fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    padded_heights<T> work(heights, options.no_data, who);
+    fill_stats<T> stats;
+    if (!fill_report(options, 0.0, stats)) return stats;
+    if (!flood_epsilon<T>(work, nullptr, options, stats, who)) return stats;
+    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
+        epsilon_stats<std::uint32_t, T>(work, heights, stats);
+    else
+        epsilon_stats<std::size_t, T>(work, heights, stats);
+    if (!fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
 }
@@ -742,23 +1051,25 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
 /// non-finite data cell.
 template <class T>
 fill_stats<T> fill_depressions(grid_view<T> heights, const fill_options<T>& options = {}) {
-    return detail::run_priority_flood<false>(heights, options, "gorge::fill_depressions");
+    return detail::run_priority_flood(heights, options, "gorge::fill_depressions");
 }
 template <class T>
 fill_stats<T> fill_depressions(grid<T>& heights, const fill_options<T>& options = {}) {
     return fill_depressions(heights.view(), options);
 }
 
-/// Fills every depression, in place, so that every data cell that is not an outlet ends strictly
-/// higher than a neighbour that drains it (Priority-Flood+ε with one-ulp steps): following the
-/// lowest neighbour from any cell reaches an outlet. Never writes -0 or the no-data value (a
-/// step landing on it takes one ulp more). See the header comment for the precision limits of
-/// float heights, which fill_stats reports.
+/// Fills every depression, in place, with the least surface on which every data cell that is not
+/// an outlet is strictly higher than a neighbour (one-ulp steps; see "The epsilon surface" in the
+/// header comment): following the lowest neighbour from any cell reaches an outlet. The result is
+/// unique: it does not depend on any processing order, and mirroring or transposing the map
+/// mirrors or transposes it. Never writes -0 or the no-data value (a step landing on it takes one
+/// ulp more). See the header comment for the precision limits of float heights, which fill_stats
+/// reports (max_gradient_rise, overtaken_cells).
 /// Throws std::invalid_argument for an empty view, and (cell named, grid unchanged) for a
 /// non-finite data cell; std::overflow_error if a step would exceed the largest finite value.
 template <class T>
 fill_stats<T> fill_depressions_epsilon(grid_view<T> heights, const fill_options<T>& options = {}) {
-    return detail::run_priority_flood<true>(heights, options, "gorge::fill_depressions_epsilon");
+    return detail::run_epsilon_fill(heights, options, "gorge::fill_depressions_epsilon");
 }
 template <class T>
 fill_stats<T> fill_depressions_epsilon(grid<T>& heights, const fill_options<T>& options = {}) {
