@@ -1,7 +1,12 @@
 // Batch API over arrays (gorge/simd/batch.hpp) and the tile API (gorge/simd/tile.hpp): results must not
 // depend on a point's place in a batch, on the tile split or on the thread count (bit for bit),
 // and must agree with the scalar kernels (worst errors printed). Also the documented errors.
+// Last, gorge's threads (gorge/detail/parallel.hpp) as tiles and the tiled droplet schedule use
+// them: guided chunks, exceptions, threads started once per call, no thread left running, and
+// the tiled droplet schedule against its definition (colours one after another).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +18,15 @@
 #include <thread>
 #include <vector>
 
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// Counts the threads this program starts: a pthread_create in front of glibc's (std::thread calls
+// it), forwarding to the next definition. Sanitizers put their own in front: not counted there.
+#define GORGE_TEST_COUNTS_THREADS 1
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
+#if defined(__linux__)
+#include <fstream>
 #endif
 
 #include "support/catch.hpp"
@@ -22,6 +35,21 @@
 #include <gorge/simd/batch.hpp>
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/simd/tile.hpp>
+#include <gorge/erosion/droplet.hpp>
+
+#if GORGE_TEST_COUNTS_THREADS
+namespace {
+std::atomic<unsigned long> threads_started{0};
+}
+extern "C" int pthread_create(pthread_t* __restrict thread, const pthread_attr_t* __restrict attr,
+                              void* (*start)(void*), void* __restrict arg) noexcept {
+    using create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+    static const auto next = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
+    const int result = next(thread, attr, start, arg);
+    if (result == 0) threads_started.fetch_add(1);
+    return result;
+}
+#endif
 
 namespace {
 
@@ -507,3 +535,248 @@ TEST_CASE("tile: a thread that cannot start leaves its rows to the others", "[ti
     CHECK(got.gx == want.gx);
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// gorge's threads (gorge/detail/parallel.hpp) and their two users.
+namespace {
+
+#if defined(__linux__)
+/// Threads of this process now (the kernel's count; a joined thread is gone); -1 if unknown.
+long live_threads() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "Threads:") {
+            long n = -1;
+            status >> n;
+            return n;
+        }
+        std::getline(status, key);
+    }
+    return -1;
+}
+#else
+long live_threads() { return -1; }
+#endif
+
+/// Smooth hills with fine detail, heights in about [0, 1] (a droplet test map).
+gorge::grid<float> droplet_hills(int w, int h) {
+    gorge::grid<float> g(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            g(x, y) = 0.5f + 0.25f * std::sin(0.07f * float(x)) * std::cos(0.05f * float(y)) +
+                      0.05f * std::sin(0.9f * float(x + 2 * y));
+    return g;
+}
+
+bool same_map(const gorge::grid<float>& a, const gorge::grid<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+/// The tiled droplet schedule as documented (gorge/erosion/droplet.hpp), written out directly:
+/// rounds one after another, in each the four colours one after another, in each the tiles of
+/// that colour in row-major order, each tile's share of the round (floor of the round's count
+/// times the start area before it over the total) from its first droplet index on.
+gorge::droplet_stats tiled_by_definition(gorge::grid<float>& map, std::uint64_t count,
+                                         const gorge::droplet_params<float>& params,
+                                         const gorge::droplet_options& options) {
+    namespace d = gorge::detail;
+    const gorge::grid_view<float> view(map.data(), map.width(), map.height(), map.width());
+    const d::droplet_brush_table<float> brush(d::droplet_brush_cells(params), map.width(), map.height(), map.width());
+    const d::droplet_kernel<float> k = d::make_droplet_kernel(view, params, brush, options.edge);
+    const d::droplet_tile_plan plan = d::make_droplet_tile_plan(k.width, k.height, k.travel, k.brush_span);
+    std::vector<d::droplet_totals> sums(plan.tiles.size(), d::droplet_totals{0, 0, 0, 0});
+    for (unsigned round = 0; round < options.rounds; ++round) {
+        const std::uint64_t first = count / options.rounds * round + count % options.rounds * round / options.rounds;
+        const std::uint64_t next =
+            count / options.rounds * (round + 1) + count % options.rounds * (round + 1) / options.rounds;
+        const std::uint64_t n = next - first;
+        const auto share = [&](std::size_t i) -> std::uint64_t {
+            if (i == plan.tiles.size()) return n;
+            return std::min<std::uint64_t>(
+                n, static_cast<std::uint64_t>(std::floor(double(n) * plan.tiles[i].area_before / plan.total_area)));
+        };
+        for (int colour = 0; colour < 4; ++colour)
+            for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
+                const std::ptrdiff_t tx = std::ptrdiff_t(i) % plan.columns, ty = std::ptrdiff_t(i) / plan.columns;
+                if (int((tx & 1) | ((ty & 1) << 1)) != colour) continue;
+                const d::droplet_tile& t = plan.tiles[i];
+                const d::droplet_box<float> box{float(t.bx0), float(t.bx1), float(t.by0), float(t.by1)};
+                const auto rect = d::make_droplet_start_rect<float>(t.x0, t.x1, t.y0, t.y1);
+                // In blocks of droplet_chunk, as the schedule runs them (pairs restart per block).
+                for (std::uint64_t j = share(i); j < share(i + 1); j += d::droplet_chunk)
+                    d::run_droplet_range(k, box, options.seed, first + j,
+                                         first + std::min(share(i + 1), j + d::droplet_chunk), rect, options.interleave,
+                                         [&](const gorge::droplet_result<float>& r) { sums[i].add(r); });
+            }
+    }
+    gorge::droplet_stats stats;
+    stats.droplets = count;
+    for (const d::droplet_totals& s : sums) s.add_to(stats);
+    return stats;
+}
+
+}  // namespace
+
+TEST_CASE("threads: guided chunks cover every item once, shrinking to the minimum", "[threads]") {
+    using gorge::detail::parallel_chunks;
+    struct run_case {
+        std::uint64_t count, min_chunk;
+        unsigned workers;
+    };
+    for (const run_case c : {run_case{0, 4, 3}, run_case{1, 4, 3}, run_case{5, 1, 16}, run_case{1000, 7, 1},
+                             run_case{1000, 7, 2}, run_case{4099, 16, 7}, run_case{20000, 1, 16}, run_case{300, 0, 4}}) {
+        INFO("count " << c.count << ", min " << c.min_chunk << ", workers " << c.workers);
+        std::vector<std::atomic<int>> seen(c.count);
+        std::atomic<bool> bad_chunk{false};
+        const std::uint64_t floor_chunk = std::max<std::uint64_t>(1, c.min_chunk);
+        const std::uint64_t largest = std::max(floor_chunk, c.count / (gorge::detail::guided_share * c.workers));
+        parallel_chunks(c.count, c.workers, c.min_chunk, [&](std::uint64_t begin, std::uint64_t end) {
+            // Each chunk is min_chunk items or more (only the last may be cut short) and no larger
+            // than the first one.
+            const std::uint64_t size = end - begin;
+            if (begin >= end || end > c.count || (size < floor_chunk && end != c.count) ||
+                (c.workers > 1 && size > largest))
+                bad_chunk = true;
+            for (std::uint64_t i = begin; i < end; ++i) seen[i].fetch_add(1);
+        });
+        CHECK(!bad_chunk);
+        CHECK(std::all_of(seen.begin(), seen.end(), [](const std::atomic<int>& n) { return n.load() == 1; }));
+    }
+}
+
+TEST_CASE("threads: an exception in one worker reaches the caller, stops the others, leaves no thread", "[threads]") {
+    using gorge::detail::parallel_chunks;
+    const long threads_before = live_threads();
+    constexpr std::uint64_t count = 1u << 20;
+    std::atomic<std::uint64_t> done{0};
+    std::atomic<int> in_piece{0};
+    std::atomic<bool> thrown{false};
+    std::string message;
+    try {
+        parallel_chunks(count, 8, 64, [&](std::uint64_t begin, std::uint64_t end) {
+            in_piece.fetch_add(1);
+            // The first chunk taken after the first has finished throws (on whichever worker).
+            if (done.load() > 0 && !thrown.exchange(true)) {
+                in_piece.fetch_sub(1);
+                throw std::runtime_error("piece failed");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+            done.fetch_add(end - begin);
+            in_piece.fetch_sub(1);
+        });
+    } catch (const std::runtime_error& e) {
+        message = e.what();
+    }
+    CHECK(message == "piece failed");
+    CHECK(in_piece.load() == 0);  // every worker had returned before the rethrow
+    // The others stopped at their next take: far from all items were done (the first chunks
+    // are count / 16 each, so at most 8 of them plus those running at the throw).
+    CHECK(done.load() < count);
+    if (threads_before > 0) CHECK(live_threads() == threads_before);
+}
+
+TEST_CASE("threads: tiles start their threads once per call; any thread count, same bits", "[threads][tile]") {
+    const fbm_field field;
+    const auto smp = sampling();
+    auto settings = demo_like_settings();
+    // 1000 wide: about 16 batches a row, so guided chunks end inside rows.
+    tile_data want(1000, 30);
+    gorge::erode_tile(field, smp, -3, 2, want.buffers(), settings);
+    for (const unsigned threads : {2u, 3u, 7u, 16u}) {
+        INFO("threads " << threads);
+        tile_data got(1000, 30);
+        settings.threads = threads;
+#if GORGE_TEST_COUNTS_THREADS
+        const unsigned long started = threads_started.load();
+#endif
+        gorge::erode_tile(field, smp, -3, 2, got.buffers(), settings);
+#if GORGE_TEST_COUNTS_THREADS
+        CHECK(threads_started.load() - started <= threads - 1);
+#endif
+        CHECK(got.height == want.height);
+        CHECK(got.ridge == want.ridge);
+        CHECK(got.gx == want.gx);
+        CHECK(got.gy == want.gy);
+    }
+}
+
+TEST_CASE("threads: tiled droplets follow the colour order on 1, 2, 3, 7 and 16 threads", "[threads][droplet]") {
+    // 256 x 256, lifetime 5: travel 6, margin 6 + 3 + 7 = 16, so 255 / 32 = 7 x 7 tiles (49, at
+    // most 16 of a colour); 3 rounds. Every thread count must give the map of the definition.
+    gorge::droplet_params<float> p;
+    p.lifetime = 5;
+    const gorge::grid<float> source = droplet_hills(256, 256);
+    gorge::droplet_options o;
+    o.schedule = gorge::droplet_schedule::tiled;
+    o.rounds = 3;
+    o.seed = 11;
+    constexpr std::uint64_t count = 30011;
+    gorge::grid<float> want = source;
+    const gorge::droplet_stats expected = tiled_by_definition(want, count, p, o);
+    CHECK(!same_map(want, source));
+    for (const unsigned threads : {1u, 2u, 3u, 7u, 16u}) {
+        INFO("threads " << threads);
+        gorge::grid<float> got = source;
+        o.threads = threads;
+#if GORGE_TEST_COUNTS_THREADS
+        const unsigned long started = threads_started.load();
+#endif
+        const gorge::droplet_stats s = gorge::erode_droplets(got, count, p, o);
+#if GORGE_TEST_COUNTS_THREADS
+        // Started once per call, not once per colour and round (that was 3 x 4 times as many).
+        CHECK(threads_started.load() - started <= threads - 1);
+#endif
+        CHECK(same_map(got, want));
+        CHECK(s.droplets == count);
+        CHECK(s.eroded == expected.eroded);
+        CHECK(s.deposited == expected.deposited);
+        CHECK(s.outflow == expected.outflow);
+        CHECK(s.left_map == expected.left_map);
+    }
+}
+
+TEST_CASE("threads: tiled droplets on 16 threads cancel early, pass exceptions on, leave no thread", "[threads][droplet]") {
+    gorge::droplet_params<float> p;
+    p.lifetime = 5;
+    gorge::droplet_options o;
+    o.schedule = gorge::droplet_schedule::tiled;
+    o.threads = 16;
+    const long threads_before = live_threads();
+    constexpr std::uint64_t huge = 1000000000;
+    SECTION("a cancel stops every worker within its block of droplets") {
+        gorge::grid<float> g = droplet_hills(256, 256);
+        std::vector<double> seen;
+        o.progress = [&](double f) {
+            seen.push_back(f);
+            return seen.size() < 3;
+        };
+        const gorge::droplet_stats s = gorge::erode_droplets(g, huge, p, o);
+        CHECK(s.cancelled);
+        REQUIRE(seen.size() == 3u);
+        const auto reported = static_cast<std::uint64_t>(std::llround(seen.back() * double(huge)));
+        INFO("reported " << reported << ", ran " << s.droplets);
+        // After the false, each of the 15 other threads finishes at most its block of droplets
+        // (plus what it finishes while the callback runs: 16 blocks more each for a busy machine).
+        CHECK(reported >= 2 * gorge::detail::droplet_report_interval_max);
+        CHECK(s.droplets >= reported);
+        CHECK(s.droplets <= reported + 15 * 17 * gorge::detail::droplet_chunk);
+    }
+    SECTION("an exception from the callback arrives after every worker stopped") {
+        gorge::grid<float> g = droplet_hills(256, 256);
+        int reports = 0;
+        o.progress = [&](double) -> bool {
+            if (++reports == 3) throw std::runtime_error("callback failed");
+            return true;
+        };
+        std::string message;
+        try {
+            gorge::erode_droplets(g, huge, p, o);
+        } catch (const std::runtime_error& e) {
+            message = e.what();
+        }
+        CHECK(message == "callback failed");
+        CHECK(std::all_of(g.begin(), g.end(), [](float h) { return std::isfinite(h); }));
+    }
+    if (threads_before > 0) CHECK(live_threads() == threads_before);
+}

@@ -93,5 +93,42 @@ unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
     return static_cast<unsigned>(helpers.size()) + 1;
 }
 
+/// Divisor of guided chunk sizes: a worker takes (remaining work) / (guided_share · workers),
+/// so chunks start large (few takes from the shared counter) and shrink toward the end, where
+/// the last ones decide how long the others wait.
+constexpr std::uint64_t guided_share = 2;
+
+/// Runs piece(begin, end) over consecutive ranges covering [0, count) on `workers` workers (the
+/// caller included, run_workers), which take guided chunks from a shared counter: each takes
+/// max(min_chunk, remaining / (guided_share · workers)) items, the last chunk clipped to count.
+/// Which worker runs a range, and how the ranges fall, must not change what piece() writes (the
+/// callers' results never depend on the split). With one worker, piece(0, count) runs on the
+/// calling thread. After an exception the other workers stop at their next take; it is rethrown.
+template <class Piece>
+void parallel_chunks(std::uint64_t count, unsigned workers, std::uint64_t min_chunk, const Piece& piece) {
+    if (workers <= 1 || count == 0) {
+        if (count > 0) piece(std::uint64_t(0), count);
+        return;
+    }
+    const std::uint64_t floor_chunk = std::max<std::uint64_t>(min_chunk, 1);
+    const std::uint64_t divisor = guided_share * workers;
+    std::atomic<std::uint64_t> next{0};
+    run_workers(
+        workers,
+        [&](unsigned) {
+            std::uint64_t begin = next.load(std::memory_order_relaxed);
+            for (;;) {
+                if (begin >= count) return;
+                const std::uint64_t chunk = std::max(floor_chunk, (count - begin) / divisor);
+                const std::uint64_t end = count - begin > chunk ? begin + chunk : count;
+                // On failure, begin holds the counter's current value: retry from there.
+                if (!next.compare_exchange_weak(begin, end, std::memory_order_relaxed)) continue;
+                piece(begin, end);
+                begin = next.load(std::memory_order_relaxed);
+            }
+        },
+        [&] { next.store(count, std::memory_order_relaxed); });
+}
+
 }  // namespace detail
 }  // namespace gorge

@@ -28,9 +28,10 @@
 // Threads (settings.threads, evaluate_tile's threads): gorge's one thread rule
 // (gorge/detail/parallel.hpp): default 1, the calling thread only; 0 = all hardware threads;
 // at most gorge::max_threads (1024) and at most one per row. The calling thread and threads - 1
-// std::threads take blocks of rows from a shared counter (dynamic balancing, so a core slowed by
-// other work does not hold the tile back); a thread that cannot start leaves its rows to the
-// others. The field must be safe to call concurrently (pure functions are). An exception thrown by
+// std::threads, started once per call, take chunks of the tile's batches (row-major) from a
+// shared counter, large at first and shrinking to about 1,024 points toward the end (guided
+// self-scheduling: a core slowed by other work does not hold the tile back, and the last chunks
+// finish close together); a thread that cannot start leaves its share to the others. The field must be safe to call concurrently (pure functions are). An exception thrown by
 // the field is rethrown in the caller after every thread has finished.
 //
 // Errors: std::invalid_argument naming the parameter for invalid tile_settings (erosion
@@ -43,7 +44,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -246,32 +246,32 @@ inline void check_index_range(std::int64_t first, std::ptrdiff_t extent, const c
         throw std::invalid_argument(std::string(who) + ": " + name + " + tile size overflows std::int64_t");
 }
 
-/// Blocks of rows handed out per thread over the whole tile: small enough to even out uneven
-/// rows and cores that other work slows down, large enough that handing out costs nothing.
-constexpr std::ptrdiff_t row_blocks_per_thread = 8;
+/// Fewest batches a thread takes at once (guided chunks, detail::parallel_chunks): about 1,024
+/// points, some 0.1 ms of the erosion filter on one core, so the last chunks of a tile even out
+/// to within that while handing them out costs nothing.
+template <class S>
+constexpr std::uint64_t tile_min_chunk_batches() {
+    constexpr std::size_t points = 1024;
+    return std::max<std::uint64_t>(1, points / simd_lanes<S>());
+}
 
-/// Runs rows(begin, end) over [0, height) on `threads` workers (the caller included,
-/// detail::run_workers), which take blocks of consecutive rows from a shared counter until none
-/// is left. Which thread computes a row never changes what the row holds.
-template <class F>
-void parallel_rows(std::ptrdiff_t height, unsigned threads, const F& rows) {
-    if (threads <= 1) {
-        rows(std::ptrdiff_t(0), height);
-        return;
-    }
-    const std::ptrdiff_t block =
-        std::max<std::ptrdiff_t>(1, height / (std::ptrdiff_t(threads) * row_blocks_per_thread));
-    std::atomic<std::ptrdiff_t> next_row{0};
-    run_workers(
-        threads,
-        [&](unsigned) {
-            for (;;) {
-                const std::ptrdiff_t begin = next_row.fetch_add(block);
-                if (begin >= height) break;
-                rows(begin, std::min(begin + block, height));
-            }
-        },
-        [&] { next_row.store(height); });  // after an exception the others stop after their block
+/// Runs batches(j, i_begin, i_end) for every row j of the tile on `threads` workers (the caller
+/// included), where [i_begin, i_end) are batch slots of that row (batch slot b holds columns
+/// b·lanes ...): the tile's height × row_batches slots, row-major, are handed out in guided
+/// chunks (detail::parallel_chunks), so a chunk can end inside a row and the last ones are
+/// small. Which thread computes a batch never changes what the batch holds.
+template <class S, class F>
+void parallel_batches(std::ptrdiff_t height, std::ptrdiff_t row_batches, unsigned threads, const F& batches) {
+    const auto per_row = std::uint64_t(row_batches);
+    parallel_chunks(std::uint64_t(height) * per_row, threads, tile_min_chunk_batches<S>(),
+                    [&](std::uint64_t begin, std::uint64_t end) {
+                        for (std::uint64_t slot = begin; slot < end;) {
+                            const std::uint64_t row = slot / per_row, first = slot % per_row;
+                            const std::uint64_t last = std::min(per_row, first + (end - slot));
+                            batches(std::ptrdiff_t(row), std::ptrdiff_t(first), std::ptrdiff_t(last));
+                            slot += last - first;
+                        }
+                    });
 }
 
 /// Column positions of a tile, padded with the following lattice positions up to a whole number
@@ -319,18 +319,18 @@ void fill_tile(const Field&, const tile_sampling<S>& sampling, std::int64_t firs
     check_index_range(first_y, height, "first_y", who);
     const std::vector<S> xs = tile_columns(sampling, first_x, width);
 
-    const auto rows = [&](std::ptrdiff_t row_begin, std::ptrdiff_t row_end) GORGE_TILE_FLATTEN {
-        for (std::ptrdiff_t j = row_begin; j < row_end; ++j) {
-            const S y = lattice_coordinate(sampling.origin.y, sampling.spacing.y, first_y + std::int64_t(j));
-            for (std::ptrdiff_t i = 0; i < width; i += std::ptrdiff_t(lanes)) {
-                const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
-                const S* const x = xs.data() + i;
-                const glm::vec<2, B> p(load_lanes(x, lanes), B(y));
-                emit(p, sample(p, x, y), i, j, count);
-            }
+    const auto batches = [&](std::ptrdiff_t j, std::ptrdiff_t slot_begin, std::ptrdiff_t slot_end) GORGE_TILE_FLATTEN {
+        const S y = lattice_coordinate(sampling.origin.y, sampling.spacing.y, first_y + std::int64_t(j));
+        const std::ptrdiff_t end = std::min(width, slot_end * std::ptrdiff_t(lanes));
+        for (std::ptrdiff_t i = slot_begin * std::ptrdiff_t(lanes); i < end; i += std::ptrdiff_t(lanes)) {
+            const std::size_t count = std::min<std::size_t>(lanes, std::size_t(width - i));
+            const S* const x = xs.data() + i;
+            const glm::vec<2, B> p(load_lanes(x, lanes), B(y));
+            emit(p, sample(p, x, y), i, j, count);
         }
     };
-    parallel_rows(height, resolve_threads(threads, std::uint64_t(height)), rows);
+    const std::ptrdiff_t row_batches = (width + std::ptrdiff_t(lanes) - 1) / std::ptrdiff_t(lanes);
+    parallel_batches<S>(height, row_batches, resolve_threads(threads, std::uint64_t(height)), batches);
 }
 
 }  // namespace detail

@@ -1,7 +1,8 @@
 // gorge/erosion/detail/droplet_schedule.hpp — the order in which droplets run (see the header
 // comment of gorge/erosion/droplet.hpp): the progress reports, the serial schedule, and the
-// tiled one, as its plan (tiles, position boxes, colours), its colour loop (rounds × colours) and
-// its worker loop (threads taking tiles of one colour, the calling thread also reporting).
+// tiled one, as its plan (tiles, position boxes, colours) and its task graph (tile t's round r
+// waits for its neighbours' rounds that come before it; threads take ready tasks, the calling
+// thread also reporting).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -156,6 +157,10 @@ struct droplet_tile {
     std::ptrdiff_t x0, x1, y0, y1;  ///< start rectangle [x0, x1) × [y0, y1) (cell coordinates)
     std::ptrdiff_t bx0, bx1, by0, by1;  ///< position box, [bx0, bx1) × [by0, by1)
     double area_before;             ///< start area of the tiles before this one (row-major order)
+    /// Scheduling state of a run (droplet_tiled_run, under its lock): rounds of this tile
+    /// finished, and whether its next round is queued or running.
+    std::uint32_t rounds_done;
+    bool scheduled;
 };
 
 /// Colours of the tiled schedule: the parities of a tile's column and row.
@@ -163,10 +168,25 @@ constexpr int droplet_colours = 4;
 
 /// Tile layout of the tiled schedule for a map of width × height cells.
 struct droplet_tile_plan {
-    std::vector<droplet_tile> tiles;  ///< row-major
-    std::vector<std::uint32_t> order;  ///< tile indices grouped by colour
-    std::size_t colour_begin[droplet_colours + 1] = {};  ///< colour c is order[colour_begin[c] .. colour_begin[c + 1])
+    std::vector<droplet_tile> tiles;  ///< row-major, `columns` per row
+    std::ptrdiff_t columns = 1, rows = 1;  ///< tiles along x and y
     double total_area = 0;  ///< area of all start rectangles
+
+    /// Colour of tile i: the parities of its column and row (0..3).
+    int colour(std::size_t i) const {
+        const auto tx = static_cast<std::ptrdiff_t>(i) % columns, ty = static_cast<std::ptrdiff_t>(i) / columns;
+        return static_cast<int>((tx & 1) | ((ty & 1) << 1));
+    }
+    /// Calls f(n) for each tile n next to tile i (the up to 8 around it): the only tiles whose
+    /// cells tile i can read or write (see droplet_tile_margin; a tile two columns or two rows
+    /// away is as far as one of the same colour).
+    template <class F>
+    void for_each_neighbour(std::size_t i, const F& f) const {
+        const auto tx = static_cast<std::ptrdiff_t>(i) % columns, ty = static_cast<std::ptrdiff_t>(i) / columns;
+        for (std::ptrdiff_t y = std::max<std::ptrdiff_t>(0, ty - 1); y <= std::min(rows - 1, ty + 1); ++y)
+            for (std::ptrdiff_t x = std::max<std::ptrdiff_t>(0, tx - 1); x <= std::min(columns - 1, tx + 1); ++x)
+                if (x != tx || y != ty) f(static_cast<std::size_t>(y * columns + x));
+    }
 };
 
 /// Tiles of at least 2·margin cells per side covering the start domain [0, width-1) × [0, height-1),
@@ -177,8 +197,9 @@ inline droplet_tile_plan make_droplet_tile_plan(std::ptrdiff_t width, std::ptrdi
     const std::ptrdiff_t sx = width - 1, sy = height - 1;  // start domain
     const std::ptrdiff_t nx = droplet_tiles_along(sx, margin), ny = droplet_tiles_along(sy, margin);
     droplet_tile_plan plan;
+    plan.columns = nx;
+    plan.rows = ny;
     plan.tiles.reserve(static_cast<std::size_t>(nx * ny));
-    plan.order.reserve(static_cast<std::size_t>(nx * ny));
     double area = 0;
     for (std::ptrdiff_t ty = 0; ty < ny; ++ty)
         for (std::ptrdiff_t tx = 0; tx < nx; ++tx) {
@@ -196,16 +217,6 @@ inline droplet_tile_plan make_droplet_tile_plan(std::ptrdiff_t width, std::ptrdi
             plan.tiles.push_back(t);
         }
     plan.total_area = area;
-    const auto colour_of = [nx](std::size_t i) {
-        const auto tx = static_cast<std::ptrdiff_t>(i) % nx, ty = static_cast<std::ptrdiff_t>(i) / nx;
-        return static_cast<int>((tx & 1) | ((ty & 1) << 1));
-    };
-    for (int c = 0; c < droplet_colours; ++c) {
-        plan.colour_begin[c] = plan.order.size();
-        for (std::size_t i = 0; i < plan.tiles.size(); ++i)
-            if (colour_of(i) == c) plan.order.push_back(static_cast<std::uint32_t>(i));
-    }
-    plan.colour_begin[droplet_colours] = plan.order.size();
     return plan;
 }
 
@@ -218,6 +229,18 @@ inline std::size_t droplet_tile_count(std::ptrdiff_t width, std::ptrdiff_t heigh
 
 /// The tiled schedule for `count` droplets over the map of `kernel` (see the header comment of
 /// gorge/erosion/droplet.hpp).
+///
+/// Its result is defined by phases: round r, colour c is phase 4r + c, and the phases run one
+/// after another, the tiles of one phase side by side (they touch disjoint cells). It runs as a
+/// task graph instead, without a barrier between phases: task (tile t, round r) starts once
+/// every neighbouring tile (the only tiles sharing cells with t) has finished the rounds that
+/// come before it in phase order (round r for a neighbour of a lower colour, round r - 1 for
+/// one of a higher colour), and the neighbours wait for t in the same way. Every cell therefore
+/// sees the reads and writes of the phase order in the same order, and the result is that of
+/// the phases, bit for bit, on any number of threads. Threads are started once per call (the
+/// calling thread being one of them) and take ready tasks from a queue, earliest phase first, so
+/// a thread that finishes early moves on to tiles of later phases wherever their neighbours are
+/// done instead of waiting for the slowest tile of a phase.
 template <class T>
 class droplet_tiled_run {
 public:
@@ -229,16 +252,14 @@ public:
           totals_(plan_.tiles.size(), droplet_totals{0, 0, 0, 0}),
           progress_(make_droplet_reporter(options, count)) {}
 
-    /// The colour loop: every round runs the four colours one after another.
     droplet_stats run() {
         cancelled_ = !progress_.start();
-        for (unsigned round = 0; round < options_.rounds && !cancelled_ && !stop_.load(); ++round) {
-            round_first_ = droplet_round_begin(count_, round, options_.rounds);
-            round_count_ = droplet_round_begin(count_, round + 1, options_.rounds) - round_first_;
-            for (int colour = 0; colour < droplet_colours && !stop_.load(); ++colour) {
-                run_colour(colour);
-                report_due();
-            }
+        if (!cancelled_ && count_ > 0) {
+            ready_.reserve(plan_.tiles.size());
+            tasks_left_ = std::uint64_t(plan_.tiles.size()) * options_.rounds;
+            for (std::size_t i = 0; i < plan_.tiles.size(); ++i) schedule(i);
+            run_workers(resolve_threads(options_.threads, plan_.tiles.size()), [this](unsigned w) { work(w == 0); },
+                        [this] { request_stop(); });
         }
         droplet_stats stats;
         stats.droplets = done_.load();
@@ -249,90 +270,143 @@ public:
     }
 
 private:
-    /// Calling thread only: a report when one is due; an exception from the callback goes up.
+    /// Stops every worker after its current chunk (a cancel, or a worker's exception).
+    void request_stop() {
+        {
+            const std::lock_guard<std::mutex> hold(lock_);
+            stop_.store(true, std::memory_order_relaxed);
+        }
+        wake_.notify_all();
+    }
+
+    /// Calling thread only, without the lock: a report when one is due; an exception from the
+    /// callback goes up.
     void report_due() {
         if (stop_.load(std::memory_order_relaxed)) return;
         if (!progress_.report(done_.load(std::memory_order_relaxed))) {
             cancelled_ = true;
-            stop_.store(true, std::memory_order_relaxed);
+            request_stop();
         }
     }
 
-    /// Droplets of the current round before tile i: floor(round_count · area_before / total_area),
-    /// monotone in area_before; the end of the last tile is pinned to round_count.
-    std::uint64_t share_begin(std::size_t i) const {
-        if (i >= plan_.tiles.size()) return round_count_;
-        const double exact = std::floor(double(round_count_) * plan_.tiles[i].area_before / plan_.total_area);
-        return std::min<std::uint64_t>(round_count_, static_cast<std::uint64_t>(exact));
+    /// Phase of tile i's next task (see the class comment).
+    std::uint64_t phase(std::size_t i) const {
+        return std::uint64_t(plan_.tiles[i].rounds_done) * droplet_colours + std::uint64_t(plan_.colour(i));
+    }
+    /// Heap order of ready_ (std::push_heap keeps the greatest first): earliest phase, then
+    /// lowest tile index, first. Which ready task runs first never changes the result.
+    bool runs_later(std::uint32_t a, std::uint32_t b) const {
+        const std::uint64_t pa = phase(a), pb = phase(b);
+        return pa != pb ? pa > pb : a > b;
     }
 
-    /// Tile ti's share of the current round, chunk by chunk; the calling thread reports between
-    /// chunks. Returns early after a stop.
-    void run_tile(std::size_t ti, bool caller) {
-        const droplet_tile& t = plan_.tiles[ti];
-        const droplet_box<T> bounds{T(t.bx0), T(t.bx1), T(t.by0), T(t.by1)};
-        const droplet_start_rect<T> rect = make_droplet_start_rect<T>(t.x0, t.x1, t.y0, t.y1);
-        const std::uint64_t begin = share_begin(ti), end = share_begin(ti + 1);
-        droplet_totals& sum = totals_[ti];
-        const auto sink = [&sum](const droplet_result<T>& r) { sum.add(r); };
-        for (std::uint64_t k = begin; k < end;) {
-            const std::uint64_t chunk_end = std::min(end, k + droplet_chunk);
-            run_droplet_range(kernel_, bounds, options_.seed, round_first_ + k, round_first_ + chunk_end, rect,
-                              options_.interleave, sink);
-            done_.fetch_add(chunk_end - k, std::memory_order_relaxed);
-            k = chunk_end;
-            if (caller) report_due();
-            if (stop_.load(std::memory_order_relaxed)) return;
-        }
+    /// Under the lock: queues tile i's next round if it has one, is not queued or running, and
+    /// every neighbour has finished the rounds before it in phase order. True if queued.
+    bool schedule(std::size_t i) {
+        droplet_tile& t = plan_.tiles[i];
+        if (t.scheduled || t.rounds_done >= options_.rounds) return false;
+        const int colour = plan_.colour(i);
+        bool ready = true;
+        plan_.for_each_neighbour(i, [&](std::size_t n) {
+            const std::uint32_t needed = plan_.colour(n) < colour ? t.rounds_done + 1 : t.rounds_done;
+            if (plan_.tiles[n].rounds_done < needed) ready = false;
+        });
+        if (!ready) return false;
+        t.scheduled = true;
+        ready_.push_back(static_cast<std::uint32_t>(i));
+        std::push_heap(ready_.begin(), ready_.end(), [this](std::uint32_t a, std::uint32_t b) { return runs_later(a, b); });
+        return true;
     }
 
-    /// The worker loop of one colour: threads take its tiles from a shared counter; the calling
-    /// thread (worker 0) then waits for the others, reporting meanwhile.
-    void run_colour(int colour) {
-        const std::size_t first = plan_.colour_begin[colour], last = plan_.colour_begin[colour + 1];
-        std::atomic<std::size_t> next{first};
-        // Tiles of this colour finished (or given up after a stop), under `lock`; the calling
-        // thread waits on `finished_one` for the last ones, reporting meanwhile.
-        std::mutex lock;
-        std::condition_variable finished_one;
-        std::size_t finished = 0;
-        const auto work = [&](unsigned worker) {
-            const bool caller = worker == 0;
-            for (;;) {
-                if (stop_.load(std::memory_order_relaxed)) break;
-                const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
-                if (slot >= last) break;
-                run_tile(plan_.order[slot], caller);
-                {
-                    const std::lock_guard<std::mutex> hold(lock);
-                    ++finished;
+    /// A worker: takes ready tasks until none is left or a stop. The calling thread (`caller`)
+    /// reports between its chunks and, while no task is ready, every droplet_report_poll.
+    void work(bool caller) {
+        std::unique_lock<std::mutex> hold(lock_);
+        for (;;) {
+            if (stop_.load(std::memory_order_relaxed) || tasks_left_ == 0) break;
+            if (ready_.empty()) {
+                if (!caller) {
+                    wake_.wait(hold);
+                    continue;
                 }
-                finished_one.notify_one();
-            }
-            if (!caller) return;
-            // Every tile is taken; report while the other threads finish theirs.
-            std::unique_lock<std::mutex> hold(lock);
-            while (finished < last - first && !stop_.load(std::memory_order_relaxed)) {
-                finished_one.wait_for(hold, droplet_report_poll);
+                wake_.wait_for(hold, droplet_report_poll);
                 hold.unlock();
                 report_due();
                 hold.lock();
+                continue;
             }
-        };
-        run_workers(resolve_threads(options_.threads, last - first), work,
-                    [&] { stop_.store(true, std::memory_order_relaxed); });
+            std::pop_heap(ready_.begin(), ready_.end(), [this](std::uint32_t a, std::uint32_t b) { return runs_later(a, b); });
+            const std::size_t ti = ready_.back();
+            ready_.pop_back();
+            const std::uint32_t round = plan_.tiles[ti].rounds_done;
+            hold.unlock();
+            const bool whole = run_tile(ti, round, caller);
+            hold.lock();
+            if (!whole) break;
+            plan_.tiles[ti].rounds_done = round + 1;
+            plan_.tiles[ti].scheduled = false;
+            --tasks_left_;
+            unsigned queued = schedule(ti) ? 1u : 0u;
+            plan_.for_each_neighbour(ti, [&](std::size_t n) { queued += schedule(n) ? 1u : 0u; });
+            if (tasks_left_ == 0) {
+                hold.unlock();
+                wake_.notify_all();  // everything is done: the waiting workers return
+                return;
+            }
+            // This worker takes one of the new tasks itself; the others are for waiting workers.
+            for (unsigned k = 1; k < queued; ++k) wake_.notify_one();
+        }
+        hold.unlock();
+        wake_.notify_all();
+    }
+
+    /// Droplets of round `round` before tile i: floor(n · area_before / total_area) of the
+    /// round's n droplets, monotone in area_before; the end of the last tile is pinned to n.
+    std::uint64_t share_begin(std::size_t i, std::uint64_t round_count) const {
+        if (i >= plan_.tiles.size()) return round_count;
+        const double exact = std::floor(double(round_count) * plan_.tiles[i].area_before / plan_.total_area);
+        return std::min<std::uint64_t>(round_count, static_cast<std::uint64_t>(exact));
+    }
+
+    /// Tile ti's share of round `round`, chunk by chunk; the calling thread reports between
+    /// chunks. False when a stop ended it early.
+    bool run_tile(std::size_t ti, unsigned round, bool caller) {
+        const droplet_tile& t = plan_.tiles[ti];
+        const droplet_box<T> bounds{T(t.bx0), T(t.bx1), T(t.by0), T(t.by1)};
+        const droplet_start_rect<T> rect = make_droplet_start_rect<T>(t.x0, t.x1, t.y0, t.y1);
+        const std::uint64_t round_first = droplet_round_begin(count_, round, options_.rounds);
+        const std::uint64_t round_count = droplet_round_begin(count_, round + 1, options_.rounds) - round_first;
+        const std::uint64_t begin = share_begin(ti, round_count), end = share_begin(ti + 1, round_count);
+        // The sums of this tile, kept locally while it runs (no cache line shared with other
+        // tiles' sums) and stored back after every chunk: the same additions in the same order.
+        droplet_totals sum = totals_[ti];
+        const auto sink = [&sum](const droplet_result<T>& r) { sum.add(r); };
+        for (std::uint64_t k = begin; k < end;) {
+            const std::uint64_t chunk_end = std::min(end, k + droplet_chunk);
+            run_droplet_range(kernel_, bounds, options_.seed, round_first + k, round_first + chunk_end, rect,
+                              options_.interleave, sink);
+            totals_[ti] = sum;
+            done_.fetch_add(chunk_end - k, std::memory_order_relaxed);
+            k = chunk_end;
+            if (caller) report_due();
+            if (stop_.load(std::memory_order_relaxed)) return k == end;
+        }
+        return true;
     }
 
     droplet_kernel<T> kernel_;  ///< whole-map kernel; each tile narrows its bounds
     const droplet_options& options_;
     std::uint64_t count_;
-    droplet_tile_plan plan_;
+    droplet_tile_plan plan_;  ///< tiles, with their scheduling state (under lock_)
     std::vector<droplet_totals> totals_;  ///< per tile, summed in tile order at the end
     droplet_reporter progress_;
+    std::mutex lock_;  ///< guards the tiles' scheduling state, ready_ and tasks_left_
+    std::condition_variable wake_;  ///< tasks were queued, all are done, or a stop
+    std::vector<std::uint32_t> ready_;  ///< heap of tiles whose next task can start (runs_later)
+    std::uint64_t tasks_left_ = 0;      ///< tasks not finished (tiles × rounds at the start)
     std::atomic<std::uint64_t> done_{0};  ///< droplets finished
-    std::atomic<bool> stop_{false};       ///< cancelled, or a worker failed
+    std::atomic<bool> stop_{false};       ///< cancelled, or a worker failed (set under lock_)
     bool cancelled_ = false;              ///< the callback asked to stop (calling thread only)
-    std::uint64_t round_first_ = 0, round_count_ = 0;  ///< the current round's droplets
 };
 
 /// The tiled schedule (see droplet_tiled_run).
