@@ -1,7 +1,7 @@
 // bench_mpi_fill: depression filling of a generated world across MPI ranks (gorge::mpi) against
 // gorge::fill_depressions on the whole map in one process.
 //
-//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single]
+//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single] [--epsilon]
 //                               [--write-tiles DIR | --tiles DIR]
 //
 // Each rank generates its tiles from an fBm field (8 octaves, plus white noise so that small
@@ -13,7 +13,9 @@
 // time of the tiled fill (between barriers), the CPU time of every rank during it, bytes sent
 // per rank and peak resident memory per rank; with --single it first times fill_depressions on
 // the whole map in rank 0 and checks that the tiled result is equal bit for bit (the comparison
-// needs the whole map in rank 0's memory, so use it on sizes that fit).
+// needs the whole map in rank 0's memory, so use it on sizes that fit). --epsilon times the
+// epsilon fills instead: fill_depressions_epsilon_tiled against fill_depressions_epsilon, and
+// prints the rounds the tiled fill took.
 //
 // Strong scaling at 16384^2 (tiles of 1024^2; about 1 GiB of tiles on disk, 3 GiB of memory in
 // all ranks together with keep):
@@ -74,12 +76,14 @@ int main(int argc, char* argv[]) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     std::vector<std::string> args;
-    bool single = false;
+    bool single = false, epsilon = false;
     std::string write_dir, read_dir;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--single") {
             single = true;
+        } else if (a == "--epsilon") {
+            epsilon = true;
         } else if ((a == "--write-tiles" || a == "--tiles") && i + 1 < argc) {
             (a == "--tiles" ? read_dir : write_dir) = argv[++i];
         } else {
@@ -113,7 +117,10 @@ int main(int argc, char* argv[]) {
         }
         const auto t0 = std::chrono::steady_clock::now();
         const double cpu0 = cpu_seconds();
-        gorge::fill_depressions(whole);
+        if (epsilon)
+            gorge::fill_depressions_epsilon(whole);
+        else
+            gorge::fill_depressions(whole);
         single_cpu_s = cpu_seconds() - cpu0;
         single_s = seconds_since(t0);
     }
@@ -124,7 +131,7 @@ int main(int argc, char* argv[]) {
     std::vector<gorge::grid<float>> generated(static_cast<std::size_t>(layout.tile_count()));
     {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int t = rank; t < layout.tile_count(); t += size) {
+        for (int t : gorge::mpi::owned_tiles(rank, size, layout.tile_count())) {
             const gorge::mpi::tile_rect r = layout.tile(t);
             gorge::grid<float>& g = generated[static_cast<std::size_t>(t)];
             if (!read_dir.empty()) {
@@ -172,7 +179,9 @@ int main(int argc, char* argv[]) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
-    const gorge::mpi::tiled_fill_stats stats = gorge::mpi::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    const gorge::mpi::tiled_fill_stats stats =
+        epsilon ? gorge::mpi::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options)
+                : gorge::mpi::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
     const double cpu_s = cpu_seconds() - cpu0;  // before the barrier: MPI's barrier may spin
     MPI_Barrier(MPI_COMM_WORLD);
     const double tiled_s = seconds_since(t0);
@@ -191,16 +200,21 @@ int main(int argc, char* argv[]) {
     std::vector<unsigned long long> all(static_cast<std::size_t>(fields * size));
     MPI_Gather(mine, fields, MPI_UNSIGNED_LONG_LONG, all.data(), fields, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s\n", side, layout.tiles_x(), layout.tiles_y(),
-                    layout.tile_width, size, recompute ? "recompute" : "keep");
+        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s, %s fill\n", side, layout.tiles_x(),
+                    layout.tiles_y(), layout.tile_width, size, recompute ? "recompute" : "keep",
+                    epsilon ? "epsilon" : "plain");
         std::printf("tiled fill: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
                     read_dir.empty() ? "generated in" : "read into", generate_s);
         if (single)
-            std::printf("single-machine fill_depressions: %.3f s wall, %.3f s CPU (ratio tiled / single %.2f wall); "
+            std::printf("single-machine %s: %.3f s wall, %.3f s CPU (ratio tiled / single %.2f wall); "
                         "mismatching cells on rank 0's tiles: %lld\n",
-                        single_s, single_cpu_s, tiled_s / single_s, mismatches);
-        std::printf("spill graph: %llu labels, %llu edges\n", static_cast<unsigned long long>(stats.labels),
-                    static_cast<unsigned long long>(stats.graph_edges));
+                        epsilon ? "fill_depressions_epsilon" : "fill_depressions", single_s, single_cpu_s, tiled_s / single_s,
+                        mismatches);
+        if (epsilon)
+            std::printf("rounds: %d\n", stats.rounds);
+        else
+            std::printf("spill graph: %llu labels, %llu edges\n", static_cast<unsigned long long>(stats.labels),
+                        static_cast<unsigned long long>(stats.graph_edges));
         double cpu_total = 0.0;
         unsigned long long sent_max = 0;
         for (int r = 0; r < size; ++r) {
@@ -210,8 +224,9 @@ int main(int argc, char* argv[]) {
             std::printf("rank %d: sent %llu bytes, CPU %.3f s in the fill, peak RSS %.1f MiB\n", r, f[0],
                         static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0);
         }
-        std::printf("summary: side %td tiles %td ranks %d wall_s %.3f cpu_s_all_ranks %.3f max_bytes_sent %llu\n", side,
-                    layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total, sent_max);
+        std::printf("summary: %s side %td tiles %td ranks %d wall_s %.3f cpu_s_all_ranks %.3f max_bytes_sent %llu rounds %d\n",
+                    epsilon ? "epsilon" : "plain", side, layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total,
+                    sent_max, stats.rounds);
     }
     MPI_Finalize();
     return mismatches == 0 ? 0 : 1;

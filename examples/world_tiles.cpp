@@ -60,7 +60,7 @@ int main(int argc, char* argv[]) {
 
         // 1. Generate.
         const double cell = world_extent / static_cast<double>(side);
-        for (int t = rank; t < layout.tile_count(); t += size) {
+        for (int t : gorge::mpi::owned_tiles(rank, size, layout.tile_count())) {
             const gorge::mpi::tile_rect r = layout.tile(t);
             gorge::grid<float> h(r.width, r.height);
             const gorge::grid_view<float> v = h.view();

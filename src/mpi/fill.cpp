@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <queue>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -74,6 +73,13 @@ inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, st
     x = i - w - middle, y = h - 1;
 }
 
+/// A data cell must be finite, as in gorge::fill_depressions: std::invalid_argument naming the
+/// cell (x, y) of tile r in map coordinates otherwise.
+template <class T>
+void check_data_cell(T v, const tile_rect& r, std::ptrdiff_t x, std::ptrdiff_t y, const char* who) {
+    if (!std::isfinite(v)) detail::throw_not_finite(who, r.x + x, r.y + y);
+}
+
 template <class T>
 void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
     const tile_rect& r = t.rect;
@@ -88,7 +94,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
         for (std::ptrdiff_t x = 0; x < w; ++x) {
             const T v = row[x];
             if (detail::is_no_data(v, no_data)) continue;
-            if (!std::isfinite(v)) detail::throw_not_finite("gorge::mpi::fill_depressions_tiled", r.x + x, r.y + y);
+            check_data_cell(v, r, x, y, "gorge::mpi::fill_depressions_tiled");
             const std::size_t i = t.index(x, y);
             t.z[i] = v + T(0);  // -0 + 0 == +0, as gorge::fill_depressions writes it
             t.label[i] = unvisited;
@@ -248,7 +254,7 @@ public:
                     if (l == outside_label)
                         kind_[b + i] = outside_kind;
                     else if (l == no_label)
-                        kind_[b + i] = no_data_kind;
+                        kind_[b + i] = no_data_kind, has_no_data_ = true;
                     else if (l == 1 + i)
                         kind_[b + i] = own_label;
                     else
@@ -297,47 +303,56 @@ public:
     /// the order of equal levels).
     void solve(tiled_fill_stats& stats) {
         const std::uint64_t nodes = z_.size();
-        using item = std::pair<T, node_t>;
-        std::priority_queue<item, std::vector<item>, std::greater<item>> queue;
-        std::uint64_t border_edges = 0;
+        // Levels leave the queue in increasing order and every candidate is at least the level
+        // being processed, so the keys are monotone: the radix heap of the single-machine fill.
+        detail::radix_heap<decltype(detail::ordered_bits(T())), node_t> queue;
         for (node_t v = 0; v < nodes; ++v) {
             if (kind_[v] == outside_kind) {
                 level_[v] = -std::numeric_limits<T>::infinity();
-            } else if (kind_[v] == own_label) {
+            } else if (kind_[v] == own_label && has_no_data_) {
                 // A cross-border neighbour without data is an outlet of v at v's height.
                 for_each_neighbour(v, [&](node_t u) {
-                    if (kind_[u] == no_data_kind) {
-                        level_[v] = std::min(level_[v], z_[v]);
-                        ++border_edges;
-                    } else if (u > v && !(kind_[u] == outside_kind && kind_[v] == outside_kind)) {
-                        ++border_edges;
-                    }
+                    if (kind_[u] == no_data_kind) level_[v] = std::min(level_[v], z_[v]);
                 });
             }
-            if (kind_[v] == outside_kind) {
-                for_each_neighbour(v, [&](node_t u) { border_edges += (u > v && kind_[u] == own_label) ? 1u : 0u; });
-            }
-            if (kind_[v] != no_data_kind && level_[v] != std::numeric_limits<T>::infinity()) queue.push({level_[v], v});
+            if (kind_[v] != no_data_kind && level_[v] != std::numeric_limits<T>::infinity())
+                queue.push(detail::ordered_bits(level_[v]), v);
         }
-        stats.labels = nodes + 1;
-        stats.graph_edges = inner_edges_ + border_edges;
+        // The edges between perimeter cells (across tile borders, and between touching seeds of
+        // one tile) are counted once each, by whichever end is settled first: an outlet or a
+        // watershed and any data neighbour not settled yet, plus a watershed's no-data neighbours.
+        std::uint64_t border_edges = 0;
         std::vector<std::uint8_t> done(nodes, 0);
+        auto is_new_edge = [&](bool own, node_t u) {  // v (a watershed if own, else an outlet) to u
+            const std::uint8_t k = kind_[u];
+            return k == no_data_kind ? own : !done[u] && (own || k == own_label);
+        };
         auto relax = [&](node_t u, T candidate) {
             if (done[u] || kind_[u] == no_data_kind || !(candidate < level_[u])) return;
             level_[u] = candidate;
-            queue.push({candidate, u});
+            queue.push(detail::ordered_bits(candidate), u);
         };
         while (!queue.empty()) {
-            const item top = queue.top();
-            queue.pop();
-            const node_t v = top.second;
+            const node_t v = queue.pop();
             if (done[v]) continue;
             done[v] = 1;
-            const T lv = top.first;
-            for_each_neighbour(v, [&](node_t u) { relax(u, std::max(lv, std::max(z_[v], z_[u]))); });
+            const T lv = detail::from_ordered_bits(queue.last_key());
+            const bool own = kind_[v] == own_label;
+            for_each_neighbour(v, [&](node_t u) {
+                border_edges += is_new_edge(own, u) ? 1u : 0u;
+                relax(u, std::max(lv, std::max(z_[v], z_[u])));
+            });
             for (std::uint64_t j = first_[v]; j < first_[static_cast<std::size_t>(v) + 1]; ++j)
                 relax(adj_[j].first, std::max(lv, adj_[j].second));
         }
+        for (node_t v = 0; v < nodes; ++v) {  // watersheds no path joins to an outlet (if any)
+            if (done[v] || kind_[v] == no_data_kind) continue;
+            done[v] = 1;
+            const bool own = kind_[v] == own_label;
+            for_each_neighbour(v, [&](node_t u) { border_edges += is_new_edge(own, u) ? 1u : 0u; });
+        }
+        stats.labels = nodes + 1;
+        stats.graph_edges = inner_edges_ + border_edges;
     }
 
     /// Spill levels of tile t's perimeter labels (index = perimeter number), appended to `out`;
@@ -382,6 +397,7 @@ private:
     std::vector<node_t> first_;  // edges inside tiles: fewer than 2^28 (12 message bytes each)
     std::vector<std::pair<node_t, T>> adj_;
     std::uint64_t inner_edges_ = 0;
+    bool has_no_data_ = false;  // some perimeter cell has no data
 };
 
 /// Finishes a flooded tile: max(local fill, spill level of the label), no-data cells as read.
@@ -411,55 +427,78 @@ std::size_t finish_tile(const local_fill<T>& t, const std::vector<T>& levels, gr
     return changed;
 }
 
+/// Checks what every tiled fill needs before any communication (std::invalid_argument on every
+/// rank together) and returns this rank and the rank count.
 template <class T>
-tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read,
-                                const tile_writer<T>& write, const tiled_fill_options<T>& options) {
+void check_arguments(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read, const tile_writer<T>& write,
+                     const tiled_fill_options<T>& options, const char* who, int& rank, int& size) {
     layout.validate();
-    int rank = 0, size = 0;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (options.root < 0 || options.root >= size)
         throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid root (must be in 0..ranks-1)");
-    if (!read) throw std::invalid_argument("gorge::mpi::fill_depressions_tiled: invalid read (empty function)");
-    if (!write) throw std::invalid_argument("gorge::mpi::fill_depressions_tiled: invalid write (empty function)");
+    if (!read) throw std::invalid_argument(std::string(who) + ": invalid read (empty function)");
+    if (!write) throw std::invalid_argument(std::string(who) + ": invalid write (empty function)");
+}
+
+/// Bytes per padded cell of a tile that a fill's memory cap counts (fill.hpp,
+/// tiled_fill_options::memory_cap): `work` for the one tile being worked on, `kept` for every
+/// tile a rank keeps (0: none kept).
+struct tile_memory {
+    std::uint64_t work = 0;
+    std::uint64_t kept = 0;
+};
+
+/// The memory cap's check of tiles (fill.hpp): the largest tile's working set alone, and with it
+/// all the tiles a rank keeps, plus per_tile(r) bytes for every tile r of the rank whatever the
+/// retention. Every rank checks every rank's tiles, so that all throw
+/// (std::invalid_argument) together. Returns this rank's kept bytes (0 without a cap).
+template <class PerTile>
+std::uint64_t check_tile_memory(const tile_layout& layout, int rank, int size, std::size_t memory_cap, tile_memory per_cell,
+                                PerTile&& per_tile) {
+    if (memory_cap == 0) return 0;
+    const int count = layout.tile_count();
+    std::uint64_t largest = 0;
+    std::vector<std::uint64_t> kept_of(static_cast<std::size_t>(size), 0);
+    for (int t = 0; t < count; ++t) {
+        const tile_rect r = layout.tile(t);
+        const std::uint64_t padded = static_cast<std::uint64_t>(r.width + 2) * static_cast<std::uint64_t>(r.height + 2);
+        largest = std::max<std::uint64_t>(largest, padded * per_cell.work);
+        kept_of[static_cast<std::size_t>(tile_owner(t, size))] += padded * per_cell.kept + per_tile(r);
+    }
+    const auto worst = std::max_element(kept_of.begin(), kept_of.end());
+    const std::uint64_t cap = memory_cap;
+    if (largest > cap)
+        throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
+                                    " bytes; a tile of " + std::to_string(layout.tile_width) + " x " +
+                                    std::to_string(layout.tile_height) + " cells needs " + std::to_string(largest) +
+                                    ": use smaller tiles)");
+    if (*worst + largest > cap)
+        throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
+                                    " bytes; keeping the tiles of rank " + std::to_string(worst - kept_of.begin()) +
+                                    " needs " + std::to_string(*worst + largest) +
+                                    ": use tile_retention::recompute, more ranks or a larger cap)");
+    return kept_of[static_cast<std::size_t>(rank)];
+}
+
+template <class T>
+tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read,
+                                const tile_writer<T>& write, const tiled_fill_options<T>& options) {
+    int rank = 0, size = 0;
+    check_arguments(comm, layout, read, write, options, "gorge::mpi::fill_depressions_tiled", rank, size);
     const int root = options.root;
     const int count = layout.tile_count();
     tiled_fill_stats stats;
     failure fail;
 
-    std::vector<int> mine;
-    for (int t = 0; t < count; ++t)
-        if (tile_owner(t, size) == rank) mine.push_back(t);
+    const std::vector<int> mine = owned_tiles(rank, size, count);
     stats.tiles = static_cast<int>(mine.size());
 
     // Memory cap: the largest tile's working set, and the kept tiles (fill.hpp).
     const bool keep = options.retention == tile_retention::keep;
-    std::uint64_t kept_bytes = 0;  // this rank's
-    if (options.memory_cap != 0) {
-        // Every rank checks every rank's tiles, so that all throw together.
-        std::uint64_t largest = 0;
-        std::vector<std::uint64_t> kept_of(static_cast<std::size_t>(size), 0);
-        for (int t = 0; t < count; ++t) {
-            const tile_rect r = layout.tile(t);
-            const std::uint64_t padded = static_cast<std::uint64_t>(r.width + 2) * static_cast<std::uint64_t>(r.height + 2);
-            largest = std::max<std::uint64_t>(largest, padded * tiled_fill_bytes_per_cell<T>);
-            if (keep) kept_of[static_cast<std::size_t>(tile_owner(t, size))] += padded * (3 * sizeof(T) + 4);
-        }
-        kept_bytes = kept_of[static_cast<std::size_t>(rank)];
-        const auto worst = std::max_element(kept_of.begin(), kept_of.end());
-        const std::uint64_t cap = options.memory_cap;
-        if (largest > cap)
-            throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
-                                        " bytes; a tile of " + std::to_string(layout.tile_width) + " x " +
-                                        std::to_string(layout.tile_height) + " cells needs " + std::to_string(largest) +
-                                        ": use smaller tiles)");
-        if (*worst + largest > cap)
-            throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
-                                        " bytes; keeping the tiles of rank " +
-                                        std::to_string(worst - kept_of.begin()) + " needs " +
-                                        std::to_string(*worst + largest) +
-                                        ": use tile_retention::recompute, more ranks or a larger cap)");
-    }
+    const tile_memory per_cell{tiled_fill_bytes_per_cell<T>, keep ? 3 * sizeof(T) + 4 : 0};
+    const std::uint64_t kept_bytes =
+        check_tile_memory(layout, rank, size, options.memory_cap, per_cell, [](const tile_rect&) { return std::uint64_t(0); });
     auto notify = [&](fill_event e, int t) {
         if (options.progress) options.progress(e, t);
     };
@@ -594,7 +633,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
             writer w;
             for (int r = 0; r < size; ++r) {
                 const std::size_t start = w.bytes.size();
-                for (int t = r; t < count; t += size) graph.put_levels(t, w);
+                for (int t : owned_tiles(r, size, count)) graph.put_levels(t, w);
                 level_displs[static_cast<std::size_t>(r)] = as_count(start, "the spill levels");
                 level_counts[static_cast<std::size_t>(r)] = as_count(w.bytes.size() - start, "the spill levels");
                 if (r != root) stats.bytes_sent += w.bytes.size() - start;
@@ -644,6 +683,248 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     return stats;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Epsilon filling across tiles (fill.hpp, "Epsilon filling across tiles"): rounds of tile solves
+// with detail::least_epsilon_surface, rings fed by the neighbouring tiles' perimeters.
+
+/// Number of ring cells of a w x h tile: detail::least_epsilon_surface's ring argument.
+inline std::size_t ring_count(std::ptrdiff_t w, std::ptrdiff_t h) { return static_cast<std::size_t>(2 * (w + 2) + 2 * h); }
+
+/// Calls f(i, x, y) for ring cell i at tile coordinates (x, y), in least_epsilon_surface's order:
+/// the row above (x = -1..w), the row below (x = -1..w), the column left, the column right.
+template <class F>
+void for_each_ring_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
+    std::size_t i = 0;
+    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, std::ptrdiff_t(-1));
+    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, std::ptrdiff_t(-1), y);
+    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, w, y);
+}
+
+/// Calls f(ring index, perimeter index) for the cells of tile `from`'s perimeter that lie on tile
+/// `to`'s ring, in ring order: the piece of `from` that `to` needs. Sender and receiver walk the
+/// same order, so a piece travels as bare values.
+template <class F>
+void for_each_shared_cell(const tile_rect& to, const tile_rect& from, F&& f) {
+    for_each_ring_cell(to.width, to.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+        const std::ptrdiff_t gx = to.x + x - from.x, gy = to.y + y - from.y;
+        if (gx < 0 || gy < 0 || gx >= from.width || gy >= from.height) return;
+        f(i, perimeter_index(gx, gy, from.width, from.height));
+    });
+}
+
+/// Calls f(u) for each tile u among the 8 around tile r (inside the layout).
+template <class F>
+void for_each_neighbour_tile(const tile_layout& layout, const tile_rect& r, F&& f) {
+    const std::ptrdiff_t nx = layout.tiles_x(), ny = layout.tiles_y();
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const std::ptrdiff_t tx = r.tx + dx, ty = r.ty + dy;
+            if ((dx == 0 && dy == 0) || tx < 0 || ty < 0 || tx >= nx || ty >= ny) continue;
+            f(static_cast<int>(ty * nx + tx));
+        }
+}
+
+/// One tile of this rank in the epsilon fill.
+template <class T>
+struct epsilon_tile {
+    tile_rect rect;
+    std::vector<T> ring;       // current values around the tile (least_epsilon_surface's ring)
+    std::vector<T> perimeter;  // last published perimeter, as the neighbours see it: E, -infinity
+                               // at no-data cells, +infinity where nothing reached yet
+    grid<T> z, e;              // tile_retention::keep: heights and the last surface
+    std::size_t raised = 0;    // raised cells of the last solve
+    bool dirty = true;         // the ring changed since the last solve (all tiles in round 0)
+};
+
+template <class T>
+tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read,
+                                   const tile_writer<T>& write, const tiled_fill_options<T>& options) {
+    static const char* const who = "gorge::mpi::fill_depressions_epsilon_tiled";
+    int rank = 0, size = 0;
+    check_arguments(comm, layout, read, write, options, who, rank, size);
+    const int count = layout.tile_count();
+    tiled_fill_stats stats;
+    failure fail;
+    const std::vector<int> mine = owned_tiles(rank, size, count);
+    stats.tiles = static_cast<int>(mine.size());
+    const bool keep = options.retention == tile_retention::keep;
+    check_tile_memory(layout, rank, size, options.memory_cap,
+                      tile_memory{tiled_epsilon_fill_bytes_per_cell<T>, keep ? 2 * sizeof(T) : 0},
+                      [](const tile_rect& r) { return static_cast<std::uint64_t>(3 * sizeof(T) * ring_count(r.width, r.height)); });
+    auto notify = [&](fill_event e, int t) {
+        if (options.progress) options.progress(e, t);
+    };
+    auto slot_of = [&](int t) -> std::size_t {  // index of own tile t in `mine`
+        const auto it = std::lower_bound(mine.begin(), mine.end(), t);
+        if (it == mine.end() || *it != t) throw std::runtime_error("gorge::mpi: malformed perimeter message (tile number)");
+        return static_cast<std::size_t>(it - mine.begin());
+    };
+
+    constexpr T outlet_side = -std::numeric_limits<T>::infinity();
+    constexpr T unknown = std::numeric_limits<T>::infinity();
+    std::vector<epsilon_tile<T>> tiles(mine.size());
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+        epsilon_tile<T>& et = tiles[k];
+        et.rect = layout.tile(mine[k]);
+        const tile_rect& r = et.rect;
+        et.ring.resize(ring_count(r.width, r.height));
+        for_each_ring_cell(r.width, r.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+            const std::ptrdiff_t gx = r.x + x, gy = r.y + y;
+            const bool off_map = gx < 0 || gy < 0 || gx >= layout.map_width || gy >= layout.map_height;
+            et.ring[i] = off_map ? outlet_side : unknown;
+        });
+        et.perimeter.assign(perimeter_count(r.width, r.height), unknown);
+    }
+    fill_options<T> solve_options;
+    solve_options.no_data = options.no_data;
+    // Reads tile k (checking its cells) and solves it with its current ring into e; returns the
+    // heights read.
+    auto solve = [&](epsilon_tile<T>& et, grid<T>& z, grid<T>& e) {
+        const tile_rect& r = et.rect;
+        if (z.empty()) {
+            z = grid<T>(r.width, r.height);
+            read(r, z.view());
+            for (std::ptrdiff_t y = 0; y < r.height; ++y) {
+                const T* row = z.view().row(y);
+                for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                    if (!detail::is_no_data(row[x], options.no_data)) check_data_cell(row[x], r, x, y, who);
+            }
+        }
+        if (e.empty()) e = grid<T>(r.width, r.height);
+        et.raised = detail::least_epsilon_surface<T>(z.view(), et.ring.data(), e.view(), solve_options, who).raised_cells;
+        et.dirty = false;
+    };
+
+    // Rounds: solve the dirty tiles, send the changed perimeter pieces, apply the received ones.
+    std::vector<writer> out(static_cast<std::size_t>(size));
+    std::vector<T> fresh;
+    int current = -1;
+    for (int round = 0;; ++round) {
+        for (writer& w : out) w.bytes.clear();
+        try {
+            for (std::size_t k = 0; k < tiles.size(); ++k) {
+                epsilon_tile<T>& et = tiles[k];
+                if (!et.dirty) continue;
+                current = mine[k];
+                const tile_rect& r = et.rect;
+                grid<T> z_read, e_solved;
+                grid<T>& z = keep ? et.z : z_read;
+                grid<T>& e = keep ? et.e : e_solved;
+                solve(et, z, e);
+                if (round == 0) notify(fill_event::tile_read, current);
+                fresh.resize(et.perimeter.size());
+                const grid_view<const T> zv = z.view(), ev = e.view();
+                for_each_perimeter_cell(r.width, r.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
+                    fresh[perimeter_index(x, y, r.width, r.height)] =
+                        detail::is_no_data(zv.row(y)[x], options.no_data) ? outlet_side : ev.row(y)[x];
+                });
+                for_each_neighbour_tile(layout, r, [&](int u) {
+                    const tile_rect to = layout.tile(u);
+                    bool changed = false;
+                    for_each_shared_cell(to, r, [&](std::size_t, std::size_t p) { changed = changed || fresh[p] != et.perimeter[p]; });
+                    if (!changed) return;
+                    writer& w = out[static_cast<std::size_t>(tile_owner(u, size))];
+                    w.put(static_cast<std::int32_t>(u));
+                    w.put(static_cast<std::int32_t>(current));
+                    for_each_shared_cell(to, r, [&](std::size_t, std::size_t p) { w.put(fresh[p]); });
+                });
+                et.perimeter.swap(fresh);
+            }
+            current = -1;
+            std::size_t total = 0;
+            for (const writer& w : out) total += w.bytes.size();
+            as_count(total, "a rank's perimeter pieces");
+        } catch (const std::exception& e) {
+            fail.record(current, e.what());
+        }
+        agree(comm, fail, layout);
+
+        // Exchange the pieces: each rank gets those of the tiles around its own.
+        std::vector<int> send_counts(static_cast<std::size_t>(size), 0), recv_counts(send_counts.size(), 0);
+        std::vector<int> send_displs(send_counts.size(), 0), recv_displs(send_counts.size(), 0);
+        std::vector<unsigned char> send_all;
+        for (int q = 0; q < size; ++q) {
+            if (q == rank) continue;  // applied in place below
+            const std::vector<unsigned char>& b = out[static_cast<std::size_t>(q)].bytes;
+            send_displs[static_cast<std::size_t>(q)] = static_cast<int>(send_all.size());
+            send_counts[static_cast<std::size_t>(q)] = static_cast<int>(b.size());
+            send_all.insert(send_all.end(), b.begin(), b.end());
+        }
+        check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+        std::size_t received = 0;
+        for (int q = 0; q < size; ++q) {
+            recv_displs[static_cast<std::size_t>(q)] = static_cast<int>(std::min<std::size_t>(received, std::numeric_limits<int>::max()));
+            received += static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(q)]);
+        }
+        try {
+            as_count(received, "the perimeter pieces a rank receives");
+        } catch (const std::exception& e) {
+            fail.record(-1, e.what());
+        }
+        agree(comm, fail, layout);
+        std::vector<unsigned char> recv_all(received);
+        check_mpi(MPI_Alltoallv(send_all.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv_all.data(),
+                                recv_counts.data(), recv_displs.data(), MPI_BYTE, comm),
+                  "MPI_Alltoallv");
+        stats.bytes_sent += send_all.size();
+
+        // Apply this rank's own pieces and the received ones to the rings.
+        long long dirty = 0;
+        try {
+            auto apply = [&](const unsigned char* begin, std::size_t n) {
+                reader in{begin, begin + n};
+                while (in.p != in.end) {
+                    const int u = in.get<std::int32_t>(), t = in.get<std::int32_t>();
+                    if (t < 0 || t >= count) throw std::runtime_error("gorge::mpi: malformed perimeter message (tile number)");
+                    epsilon_tile<T>& et = tiles[slot_of(u)];
+                    for_each_shared_cell(et.rect, layout.tile(t), [&](std::size_t i, std::size_t) {
+                        const T v = in.get<T>();
+                        if (v != et.ring[i]) {
+                            et.ring[i] = v;
+                            et.dirty = true;
+                        }
+                    });
+                }
+            };
+            const std::vector<unsigned char>& own = out[static_cast<std::size_t>(rank)].bytes;
+            apply(own.data(), own.size());
+            apply(recv_all.data(), recv_all.size());
+            for (const epsilon_tile<T>& et : tiles) dirty += et.dirty ? 1 : 0;
+        } catch (const std::exception& e) {
+            fail.record(-1, e.what());
+        }
+        agree(comm, fail, layout);
+        long long any = 0;
+        check_mpi(MPI_Allreduce(&dirty, &any, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce");
+        if (any == 0) {
+            stats.rounds = round + 1;
+            break;
+        }
+    }
+
+    // Every ring holds its true values: the last surfaces are final. Write them (recompute: read
+    // and solve each tile once more).
+    try {
+        notify(fill_event::levels_solved, -1);
+        for (std::size_t k = 0; k < tiles.size(); ++k) {
+            epsilon_tile<T>& et = tiles[k];
+            current = mine[k];
+            grid<T> z_read, e_solved;
+            if (!keep) solve(et, z_read, e_solved);
+            write(et.rect, keep ? et.e.view() : e_solved.view());
+            stats.raised_cells += et.raised;
+            et = epsilon_tile<T>();  // release the tile
+            notify(fill_event::tile_written, current);
+        }
+        current = -1;
+    } catch (const std::exception& e) {
+        fail.record(current, e.what());
+    }
+    agree(comm, fail, layout);
+    return stats;
+}
+
 }  // namespace
 
 tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
@@ -655,6 +936,15 @@ tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout
     return run_tiled_fill<double>(comm, layout, read, write, options);
 }
 
+tiled_fill_stats fill_depressions_epsilon_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
+                                                const tile_writer<float>& write, const tiled_fill_options<float>& options) {
+    return run_tiled_epsilon<float>(comm, layout, read, write, options);
+}
+tiled_fill_stats fill_depressions_epsilon_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<double>& read,
+                                                const tile_writer<double>& write, const tiled_fill_options<double>& options) {
+    return run_tiled_epsilon<double>(comm, layout, read, write, options);
+}
+
 std::string staging_dir(const std::string& out_dir) {
     namespace fs = std::filesystem;
     auto strip = [](fs::path p) { return p.has_filename() || !p.has_relative_path() ? p : p.parent_path(); };
@@ -663,8 +953,14 @@ std::string staging_dir(const std::string& out_dir) {
     return (p.parent_path() / ("." + p.filename().string() + ".gorge-staging")).string();
 }
 
-tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
-                                             const std::string& out_dir, const tiled_fill_options<float>& options) {
+namespace {
+
+/// The file variants (fill.hpp, fill_depressions_tile_files): `fill(read, write)` runs a tiled
+/// fill with readers of in_dir's tiles and writers of staged outputs, renamed into out_dir only
+/// when every rank has staged all its tiles.
+template <class Fill>
+tiled_fill_stats run_with_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
+                                     const std::string& out_dir, const tiled_fill_options<float>& options, Fill&& fill) {
     layout.validate();
     int rank = 0;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
@@ -711,7 +1007,7 @@ tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& l
     };
     tiled_fill_stats stats;
     try {
-        stats = fill_depressions_tiled(comm, layout, read, write, options);
+        stats = fill(read, write);
     } catch (const job_error&) {  // thrown by every rank together
         remove_staged();
         remove_staging();
@@ -747,6 +1043,24 @@ tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& l
     remove_staging();
     agree(comm, fail, layout);
     return stats;
+}
+
+}  // namespace
+
+tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
+                                             const std::string& out_dir, const tiled_fill_options<float>& options) {
+    return run_with_tile_files(comm, layout, in_dir, out_dir, options,
+                               [&](const tile_reader<float>& read, const tile_writer<float>& write) {
+                                   return fill_depressions_tiled(comm, layout, read, write, options);
+                               });
+}
+
+tiled_fill_stats fill_depressions_epsilon_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
+                                                     const std::string& out_dir, const tiled_fill_options<float>& options) {
+    return run_with_tile_files(comm, layout, in_dir, out_dir, options,
+                               [&](const tile_reader<float>& read, const tile_writer<float>& write) {
+                                   return fill_depressions_epsilon_tiled(comm, layout, read, write, options);
+                               });
 }
 
 }  // namespace mpi

@@ -164,9 +164,7 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
     const bool keep = options.retention == tile_retention::keep;
     tiled_flow_stats stats;
     failure fail;
-    std::vector<int> mine;
-    for (int t = 0; t < count; ++t)
-        if (tile_owner(t, size) == rank) mine.push_back(t);
+    const std::vector<int> mine = owned_tiles(rank, size, count);
     stats.tiles = static_cast<int>(mine.size());
     auto load = [&](int t) {
         const tile_rect r = layout.tile(t);
@@ -211,7 +209,7 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
             std::vector<std::vector<T>> perimeters(static_cast<std::size_t>(count));
             reader in{all.data(), all.data() + all.size()};
             for (int r = 0; r < size; ++r)
-                for (int t = r; t < count; t += size) {
+                for (int t : owned_tiles(r, size, count)) {
                     const tile_rect tr = layout.tile(t);
                     std::vector<T>& p = perimeters[static_cast<std::size_t>(t)];
                     p.resize(perimeter_count(tr.width, tr.height));
@@ -300,7 +298,7 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
             std::vector<std::uint8_t> crosses(nodes, 0);  // 1: next is in another tile
             reader in{all.data(), all.data() + all.size()};
             for (int r = 0; r < size; ++r)
-                for (int t = r; t < count; t += size) {
+                for (int t : owned_tiles(r, size, count)) {
                     const tile_rect tr = layout.tile(t);
                     for_each_perimeter_cell(tr.width, tr.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
                         const std::uint64_t node = base[static_cast<std::size_t>(t)] + perimeter_index(x, y, tr.width, tr.height);

@@ -34,10 +34,13 @@ struct run_result {
     gm::tiled_fill_stats stats;   // this rank's
 };
 
+/// Which tiled fill run_tiled calls.
+enum class fill_kind { plain, epsilon };
+
 /// Fills `map` tiled over MPI_COMM_WORLD and compares every written tile with `expected`.
 template <class T>
 run_result run_tiled(const grid<T>& map, const grid<T>& expected, std::ptrdiff_t tw, std::ptrdiff_t th,
-                     const gm::tiled_fill_options<T>& options) {
+                     const gm::tiled_fill_options<T>& options, fill_kind kind = fill_kind::plain) {
     gm::tile_layout layout;
     layout.map_width = map.width();
     layout.map_height = map.height();
@@ -55,7 +58,8 @@ run_result run_tiled(const grid<T>& map, const grid<T>& expected, std::ptrdiff_t
                 if (!same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y))) ++mismatches;
     };
     run_result out;
-    out.stats = gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    out.stats = kind == fill_kind::plain ? gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options)
+                                         : gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options);
     out.mismatches = sum_all(mismatches);
     out.written_tiles = sum_all(written);
     out.raised = sum_all(static_cast<long long>(out.stats.raised_cells));
@@ -440,7 +444,7 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         CHECK(sum_all(stats.tiles) == layout.tile_count());
         MPI_Barrier(MPI_COMM_WORLD);
         long long mismatches = 0;
-        for (int t = world_rank(); t < layout.tile_count(); t += world_size()) {
+        for (int t : gm::owned_tiles(world_rank(), world_size(), layout.tile_count())) {
             const gm::tile_rect r = layout.tile(t);
             const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir.path, r.tx, r.ty));
             for (std::ptrdiff_t y = 0; y < r.height; ++y)
@@ -500,8 +504,7 @@ TEST_CASE("tiled fill: progress events in order, once per tile", "[mpi]") {
     options.progress = [&](gm::fill_event e, int t) { events.emplace_back(e, t); };
     gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
     std::vector<std::pair<gm::fill_event, int>> expected;
-    std::vector<int> mine;
-    for (int t = world_rank(); t < layout.tile_count(); t += world_size()) mine.push_back(t);
+    const std::vector<int> mine = gm::owned_tiles(world_rank(), world_size(), layout.tile_count());
     for (int t : mine) expected.emplace_back(gm::fill_event::tile_read, t);
     expected.emplace_back(gm::fill_event::levels_solved, -1);
     for (int t : mine) expected.emplace_back(gm::fill_event::tile_written, t);
@@ -589,5 +592,382 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
         options.memory_cap = 4 * tile_bytes + 200000;
         const run_result r = run_tiled(map, expected, tile, tile, options);
         CHECK(r.mismatches == 0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Epsilon filling across tiles: gorge::fill_depressions_epsilon's surface, bit for bit.
+
+namespace {
+
+/// Every rank reports the same value (the rounds of an epsilon fill are collective).
+bool same_on_every_rank(int v) {
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+template <class T>
+void check_epsilon_equal_to_single_machine() {
+    const T no_data = T(-9999);
+    const std::ptrdiff_t w = 41, h = 29;  // no tile grid below divides it evenly
+    const grid_shape shapes[] = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
+    const terrain kinds[] = {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats};
+    int most_rounds = 0;
+    for (const terrain kind : kinds) {
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+            const grid<T> map = make_map<T>(kind, w, h, seed * 7919 + static_cast<std::uint64_t>(kind), no_data);
+            gorge::fill_options<T> single;
+            single.no_data = no_data;
+            grid<T> expected = map;
+            const auto reference = gorge::fill_depressions_epsilon(expected, single);
+            REQUIRE(reference.raised_cells > 0);  // the map has depressions to fill
+            for (std::size_t si = 0; si < 4; ++si) {
+                const grid_shape s = shapes[si];
+                const gm::tile_retention keep = (si + seed) % 2 == 0 ? gm::tile_retention::keep : gm::tile_retention::recompute;
+                INFO("terrain " << static_cast<int>(kind) << ", seed " << seed << ", tiles " << s.tiles_x << " x "
+                                << s.tiles_y << ", recompute " << (keep == gm::tile_retention::recompute));
+                gm::tiled_fill_options<T> options;
+                options.no_data = no_data;
+                options.retention = keep;
+                const run_result r = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x, (h + s.tiles_y - 1) / s.tiles_y,
+                                               options, fill_kind::epsilon);
+                CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
+                CHECK(r.mismatches == 0);
+                CHECK(r.raised == static_cast<long long>(reference.raised_cells));
+                CHECK(same_on_every_rank(r.stats.rounds));
+                if (s.tiles_x * s.tiles_y == 1) CHECK(r.stats.rounds == 1);  // nothing to learn from neighbours
+                if (s.tiles_x * s.tiles_y > 1) CHECK(r.stats.rounds >= 2);   // at least one exchange that changes nothing
+                most_rounds = std::max(most_rounds, r.stats.rounds);
+            }
+        }
+    }
+    CHECK(most_rounds > 2);  // some map needed values from beyond its neighbouring tiles
+}
+
+/// The epsilon surface by its definition alone (fill_depressions_epsilon's header comment), as an
+/// independent reference: E = Z at outlets (map edge, next to no-data), +infinity elsewhere, then
+/// E(c) = max(Z(c), succ(min over data neighbours E(n))) swept forwards and backwards until
+/// nothing changes. Heights >= 0 and no finite no-data value near them: succ is std::nextafter.
+grid<float> epsilon_by_definition(const grid<float>& z) {
+    const std::ptrdiff_t w = z.width(), h = z.height();
+    auto data = [&](std::ptrdiff_t x, std::ptrdiff_t y) { return !std::isnan(z.at(x, y)); };
+    grid<float> e(w, h, std::numeric_limits<float>::infinity());
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            if (!data(x, y)) {
+                e.at(x, y) = z.at(x, y);
+                continue;
+            }
+            bool outlet = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const std::ptrdiff_t nx = x + dx, ny = y + dy;
+                    if (nx >= 0 && ny >= 0 && nx < w && ny < h && !data(nx, ny)) outlet = true;
+                }
+            if (outlet) e.at(x, y) = z.at(x, y);
+        }
+    bool changed = true;
+    for (int sweep = 0; changed; ++sweep) {
+        changed = false;
+        for (std::ptrdiff_t k = 0; k < w * h; ++k) {
+            const std::ptrdiff_t i = sweep % 2 == 0 ? k : w * h - 1 - k;
+            const std::ptrdiff_t x = i % w, y = i / w;
+            if (!data(x, y) || x == 0 || y == 0 || x == w - 1 || y == h - 1) continue;
+            float low = std::numeric_limits<float>::infinity();
+            bool outlet = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (dx == 0 && dy == 0) continue;
+                    if (!data(x + dx, y + dy)) outlet = true;
+                    else low = std::min(low, e.at(x + dx, y + dy));
+                }
+            if (outlet || low == std::numeric_limits<float>::infinity()) continue;
+            const float v = std::max(z.at(x, y), std::nextafter(low, std::numeric_limits<float>::infinity()));
+            if (v < e.at(x, y)) {
+                e.at(x, y) = v;
+                changed = true;
+            }
+        }
+    }
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("tiled epsilon fill equals fill_depressions_epsilon bit for bit (float)", "[mpi][epsilon]") {
+    check_epsilon_equal_to_single_machine<float>();
+}
+
+TEST_CASE("tiled epsilon fill equals fill_depressions_epsilon bit for bit (double)", "[mpi][epsilon]") {
+    check_epsilon_equal_to_single_machine<double>();
+}
+
+TEST_CASE("tiled epsilon fill: NaN no-data, no no-data, tiles one cell wide", "[mpi][epsilon]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    grid<float> map = make_map<float>(terrain::holes_and_flats, 23, 31, 99, nan);
+    gm::tiled_fill_options<float> options;
+    gorge::fill_options<float> single;
+    SECTION("NaN marks no-data") {
+        options.no_data = nan;
+        single.no_data = nan;
+    }
+    SECTION("no no-data value") {
+        for (std::ptrdiff_t y = 0; y < map.height(); ++y)
+            for (std::ptrdiff_t x = 0; x < map.width(); ++x)
+                if (std::isnan(map.at(x, y))) map.at(x, y) = 1.5f;
+    }
+    grid<float> expected = map;
+    REQUIRE(gorge::fill_depressions_epsilon(expected, single).raised_cells > 0);
+    // The last: 23 x 31 tiles of one cell each, every cell its own tile.
+    for (const grid_shape s : {grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{5, 7}, grid_shape{23, 31}}) {
+        INFO("tiles " << s.tiles_x << " x " << s.tiles_y);
+        const run_result r = run_tiled(map, expected, (23 + s.tiles_x - 1) / s.tiles_x, (31 + s.tiles_y - 1) / s.tiles_y,
+                                       options, fill_kind::epsilon);
+        CHECK(r.mismatches == 0);
+        CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
+    }
+}
+
+TEST_CASE("tiled epsilon fill: flats in a basin chain through every tile drain to the only outlet, in the far tile",
+          "[mpi][epsilon]") {
+    // Walls (height 100) everywhere, map edge included, except a serpentine corridor along the odd
+    // rows from tile (0, 0) to the only low edge cell, in the last tile. The corridor's floor is
+    // flat (height 2) but for a few sills (3..6) and a pit (0) here and there: long flats that
+    // cross every tile border on the way, each to be tilted one ulp per cell towards the outlet.
+    // The expectation comes from the definition alone (epsilon_by_definition), and must equal
+    // the single-machine fill before the tiled runs are compared with it.
+    const std::ptrdiff_t w = 40, h = 33;
+    grid<float> map(w, h, 100.0f);
+    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> path;
+    for (std::ptrdiff_t y = 1; y < h - 1; y += 2) {
+        const bool east = (y / 2) % 2 == 0;
+        for (std::ptrdiff_t i = 1; i < w - 1; ++i) path.emplace_back(east ? i : w - 1 - i, y);
+        if (y + 2 < h - 1) path.emplace_back(east ? w - 2 : 1, y + 1);  // the turn through the wall row
+    }
+    path.emplace_back(path.back().first == 1 ? 0 : w - 1, path.back().second);  // the outlet on the edge
+    rng r{777};
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        float v = 2.0f;
+        if (k % 53 == 52) v = static_cast<float>(3.0 + 3.0 * r.uniform());  // a sill
+        if (k % 31 == 17) v = 0.0f;                                          // a pit
+        map.at(path[k].first, path[k].second) = v;
+    }
+    map.at(path.back().first, path.back().second) = 1.0f;  // the outlet, below the floor
+    const grid<float> expected = epsilon_by_definition(map);
+    {
+        grid<float> single = map;
+        gorge::fill_depressions_epsilon(single);
+        long long single_mismatch = 0;
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) single_mismatch += same_bits(single.at(x, y), expected.at(x, y)) ? 0 : 1;
+        REQUIRE(single_mismatch == 0);  // the expectation is right
+        // The corridor's start drains over every sill on the way: it lies strictly above the
+        // highest one.
+        float highest = 0.0f;
+        for (const auto& p : path) highest = std::max(highest, map.at(p.first, p.second));
+        CHECK(expected.at(path.front().first, path.front().second) > highest);
+    }
+    for (const grid_shape s : {grid_shape{1, 1}, grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}}) {
+        INFO("tiles " << s.tiles_x << " x " << s.tiles_y);
+        for (const gm::tile_retention keep : {gm::tile_retention::keep, gm::tile_retention::recompute}) {
+            gm::tiled_fill_options<float> options;
+            options.retention = keep;
+            const run_result res = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x, (h + s.tiles_y - 1) / s.tiles_y,
+                                             options, fill_kind::epsilon);
+            CHECK(res.mismatches == 0);
+            CHECK(res.raised > static_cast<long long>(path.size()) / 2);
+            // The corridor enters every row of tiles from its far end: each tile border on the
+            // way costs a round.
+            if (s.tiles_x * s.tiles_y == 1) CHECK(res.stats.rounds == 1);
+            if (s.tiles_x * s.tiles_y > 1) CHECK(res.stats.rounds > 2);
+            if (s.tiles_x * s.tiles_y == 16) CHECK(res.stats.rounds >= 16);
+        }
+    }
+}
+
+TEST_CASE("tiled epsilon fill sends perimeter pieces, not tile areas", "[mpi][epsilon]") {
+    const std::ptrdiff_t side = 192, tile = 48;  // 4 x 4 tiles of 48 x 48
+    const grid<float> map = make_map<float>(terrain::smooth_pits, side, side, 5, -9999.0f);
+    grid<float> expected = map;
+    gorge::fill_options<float> single;
+    single.no_data = -9999.0f;
+    gorge::fill_depressions_epsilon(expected, single);
+    gm::tiled_fill_options<float> options;
+    options.no_data = -9999.0f;
+    const run_result r = run_tiled(map, expected, tile, tile, options, fill_kind::epsilon);
+    CHECK(r.mismatches == 0);
+    // The bound of fill.hpp: per tile and round, its perimeter plus 4 corner cells, and 8 bytes
+    // of header for each of its 8 pieces.
+    const std::uint64_t per_tile_round = (4 * tile + 4) * sizeof(float) + 8 * 8;
+    INFO("rank " << world_rank() << " sent " << r.stats.bytes_sent << " bytes for " << r.stats.tiles << " tiles in "
+                 << r.stats.rounds << " rounds");
+    CHECK(r.stats.bytes_sent <= per_tile_round * static_cast<std::uint64_t>(r.stats.tiles * r.stats.rounds));
+    const std::uint64_t area_bytes = static_cast<std::uint64_t>(r.stats.tiles) * tile * tile * sizeof(float);
+    CHECK(r.stats.bytes_sent < area_bytes);
+    if (world_size() > 1) CHECK(sum_all(static_cast<long long>(r.stats.bytes_sent)) > 0);  // they did talk
+}
+
+TEST_CASE("tiled epsilon fill: progress events, failures and memory cap as the plain fill", "[mpi][epsilon]") {
+    const grid<float> map = make_map<float>(terrain::smooth_pits, 20, 14, 9, -9999.0f);
+    const gm::tile_layout layout{20, 14, 6, 5};  // 4 x 3 tiles
+    const gm::tile_reader<float> read = [&](const gm::tile_rect& r, grid_view<float> cells) {
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+    };
+    std::vector<int> written;
+    const gm::tile_writer<float> write = [&](const gm::tile_rect& r, grid_view<const float>) { written.push_back(r.index); };
+    gm::tiled_fill_options<float> options;
+    options.no_data = -9999.0f;
+    const std::vector<int> mine = gm::owned_tiles(world_rank(), world_size(), layout.tile_count());
+    SECTION("events in order, once per tile") {
+        std::vector<std::pair<gm::fill_event, int>> events;
+        options.progress = [&](gm::fill_event e, int t) { events.emplace_back(e, t); };
+        options.retention = gm::tile_retention::recompute;
+        int reads = 0;
+        const gm::tile_reader<float> counting = [&](const gm::tile_rect& r, grid_view<float> cells) {
+            ++reads;
+            read(r, cells);
+        };
+        const gm::tiled_fill_stats stats = gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, counting, write, options);
+        std::vector<std::pair<gm::fill_event, int>> expected;
+        for (int t : mine) expected.emplace_back(gm::fill_event::tile_read, t);
+        expected.emplace_back(gm::fill_event::levels_solved, -1);
+        for (int t : mine) expected.emplace_back(gm::fill_event::tile_written, t);
+        CHECK(events == expected);
+        CHECK(written == mine);
+        // recompute: read in round 0, at most once a round after, and once more to write
+        CHECK(reads >= 2 * static_cast<int>(mine.size()));
+        CHECK(reads <= static_cast<int>(mine.size()) * (stats.rounds + 1));
+    }
+    SECTION("a non-finite cell names its rank, tile and map cell; nothing is written") {
+        grid<float> bad = map;
+        bad.at(13, 6) = std::numeric_limits<float>::infinity();  // tile (2, 1) = tile 6
+        const gm::tile_reader<float> read_bad = [&](const gm::tile_rect& r, grid_view<float> cells) {
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = bad.at(r.x + x, r.y + y);
+        };
+        std::string message;
+        int rank = -2, tile = -2;
+        try {
+            gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read_bad, write, options);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            rank = e.rank();
+            tile = e.tile();
+        }
+        INFO(message);
+        CHECK(rank == gm::tile_owner(6, world_size()));
+        CHECK(tile == 6);
+        CHECK(message.find("(13, 6)") != std::string::npos);
+        CHECK(written.empty());
+    }
+    SECTION("a tile larger than the cap") {
+        options.retention = gm::tile_retention::recompute;
+        options.memory_cap = static_cast<std::size_t>(8 * 7) * gm::tiled_epsilon_fill_bytes_per_cell<float> - 1;
+        std::string message;
+        try {
+            gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options);
+        } catch (const std::invalid_argument& e) {
+            message = e.what();
+        }
+        CHECK(message.find("memory_cap") != std::string::npos);
+        CHECK(message.find("smaller tiles") != std::string::npos);
+        options.memory_cap += 100000;  // the tile and every tile's rings fit
+        CHECK_NOTHROW(gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options));
+    }
+}
+
+TEST_CASE("epsilon tile files: outputs appear only when the whole job succeeds", "[mpi][epsilon]") {
+    const std::ptrdiff_t w = 30, h = 22, tw = 8, th = 8;  // 4 x 3 tiles
+    const float no_data = -9999.0f;
+    const grid<float> map = make_map<float>(terrain::holes_and_flats, w, h, 12, no_data);
+    grid<float> expected = map;
+    gorge::fill_options<float> single;
+    single.no_data = no_data;
+    REQUIRE(gorge::fill_depressions_epsilon(expected, single).raised_cells > 0);
+    const gm::tile_layout layout{w, h, tw, th};
+    shared_dir in_dir, out_dir;
+    REQUIRE(!in_dir.path.empty());
+    REQUIRE(!out_dir.path.empty());
+    if (world_rank() == 0) {
+        for (int t = 0; t < layout.tile_count(); ++t) {
+            const gm::tile_rect r = layout.tile(t);
+            grid<float> cells(r.width, r.height);
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+            gm::write_raw_tile(gm::raw_tile_path(in_dir.path, r.tx, r.ty), cells.view());
+        }
+        std::ofstream(out_dir.path + "/tile_0_0.gtile", std::ios::binary) << "old output";
+        std::ofstream(out_dir.path + "/notes.txt") << "kept";
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    gm::tiled_fill_options<float> options;
+    options.no_data = no_data;
+    const int bad_tile = 6;  // (2, 1)
+    const std::string bad_path = gm::raw_tile_path(in_dir.path, 2, 1);
+    const int owner = gm::tile_owner(bad_tile, world_size());
+    auto run_failing = [&](const std::string& expect_in_message) {
+        const auto before = snapshot(out_dir.path);
+        std::string message;
+        int rank = -2, tile = -2;
+        try {
+            gm::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            rank = e.rank();
+            tile = e.tile();
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        INFO(message);
+        CHECK(rank == owner);
+        CHECK(tile == bad_tile);
+        CHECK(message.find("rank " + std::to_string(owner) + ", tile 6 (2, 1)") != std::string::npos);
+        CHECK(message.find(bad_path) != std::string::npos);
+        CHECK(message.find(expect_in_message) != std::string::npos);
+        CHECK(snapshot(out_dir.path) == before);                         // the output directory as it was
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // staged files and directory removed
+    };
+    SECTION("missing tile") {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) std::filesystem::remove(bad_path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("cannot open");
+    }
+    SECTION("corrupt tile") {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank() == 0) std::filesystem::resize_file(bad_path, 100);
+        MPI_Barrier(MPI_COMM_WORLD);
+        run_failing("truncated");
+    }
+    SECTION("a tile corrupted after round 0 (recompute reads it again)") {
+        // The tile reads fine in round 0; the job fails on a later read, after other tiles'
+        // outputs may have been staged: still nothing reaches the output directory.
+        options.retention = gm::tile_retention::recompute;
+        int reads_of_bad = 0;
+        options.progress = [&](gm::fill_event e, int t) {
+            if (e == gm::fill_event::tile_read && t == bad_tile && ++reads_of_bad == 1)
+                std::filesystem::resize_file(bad_path, 100);
+        };
+        run_failing("truncated");
+    }
+    SECTION("success: every tile replaced, equal to fill_depressions_epsilon") {
+        const gm::tiled_fill_stats stats =
+            gm::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
+        CHECK(sum_all(stats.tiles) == layout.tile_count());
+        CHECK(stats.rounds >= 2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        long long mismatches = 0;
+        for (int t : gm::owned_tiles(world_rank(), world_size(), layout.tile_count())) {
+            const gm::tile_rect r = layout.tile(t);
+            const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir.path, r.tx, r.ty));
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                    mismatches += same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y)) ? 0 : 1;
+        }
+        CHECK(sum_all(mismatches) == 0);
+        CHECK(snapshot(out_dir.path).size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));
     }
 }

@@ -33,9 +33,50 @@
 // holds the spill graph, O(perimeter cells of all tiles) = O(map cells / tile side) plus the
 // watershed meetings inside tiles. tiled_fill_options::memory_cap checks both against a cap.
 //
-// Epsilon filling across tiles is not offered yet: gorge::fill_depressions_epsilon's result
-// depends on the order in which its queues meet the cells of each flat (one ulp per step along
-// the flood's path), which the tiled flood does not reproduce bit for bit.
+// Epsilon filling across tiles (fill_depressions_epsilon_tiled): the result equals
+// gorge::fill_depressions_epsilon on the whole map, bit for bit. That fill returns the least
+// surface E with E >= Z, E = Z at outlets and a strictly lower data neighbour for every other data
+// cell; away from outlets E(c) = max(Z(c), succ(min over data neighbours n of E(n))), succ being
+// one ulp up (gorge/drainage/depression_fill.hpp, "The epsilon surface"). Why tiles can find it:
+//   - given the true E on the ring of cells around a tile, the tile's own least surface for that
+//     ring (gorge::detail::least_epsilon_surface) is the true E inside it: E restricted to the
+//     tile satisfies the tile's conditions, so the tile's least surface L is <= E there; L joined
+//     with E outside the tile satisfies the whole map's conditions, so it is >= E. Hence L = E;
+//   - so only the ring values are unknown. They are found by iterating from above: in round 0
+//     every ring value is -infinity off the map's edge and +infinity elsewhere (nothing known);
+//     each round every tile whose ring changed is solved with its current ring, and its perimeter
+//     (E, or -infinity at no-data cells, +infinity where nothing reached yet) becomes the rings of
+//     its 8 neighbouring tiles (corner cells go to the diagonal tiles) for the next round. Rounds
+//     repeat until no ring value changes anywhere;
+//   - the least surface only goes down when its ring goes down, and a ring that is >= the true E
+//     gives a surface >= the true E: by induction every value is >= E and never rises. Each
+//     round carries the true values one tile further along every drain path (each step of the
+//     path, from its outlet, bounds the solved value by the true one), so after k rounds every
+//     cell whose drain path from its outlet crosses k tile borders holds its true value. Rounds
+//     <= (tile-border crossings of the longest such path) + 2: one round learns that a neighbour
+//     tile's perimeter cell has no data (an outlet), and the last round changes nothing. A
+//     smooth map drains in a few rounds; a basin chain winding through every tile needs about one
+//     round per tile on the chain, and a flat draining along a tile border, crossing it again and
+//     again, one round per crossing (tiled_fill_stats::rounds says how many were taken).
+// Iterating from below (from the plain fill upwards) would not do: on a flat crossing a tile
+// border each side would lift the other by one ulp a round, like counting to infinity. The
+// result is unique, so it does not depend on the tile grid, the rank count or the order of the
+// tiles: the tests compare it bit for bit with the single-machine fill on several grids and rank
+// counts. Rounds are counted the same way on every rank count (a round sees only the previous
+// round's perimeters).
+// Communication: each round, each rank sends to the owners of neighbouring tiles only the
+// perimeter pieces that changed (ring order, 8 bytes of header per piece): at most the tiles'
+// perimeters plus 4 corner cells and 64 header bytes per tile per round, so bytes sent per rank
+// are O(perimeter x rounds), never O(area); besides, four small collectives per round (counts,
+// the pieces, the failure check, the "anything changed" flag). No rank gathers the map or a graph.
+// Cost: a tile is solved in round 0 and again in every round in which its ring changed. With
+// tile_retention::keep a rank keeps each tile's heights and surface (2 sizeof(T) bytes per cell);
+// with recompute it keeps only rings and perimeters, and reads a tile again for every solve, plus
+// once more at the end to write it (reads per tile = solves + 1; a tile never touched after round 0
+// is read twice). Failures, staging of the file variant, memory_cap and progress work as for the
+// plain fill (tile_read: once per tile, in round 0; levels_solved: the rings have settled).
+// The epsilon statistics of gorge::fill_stats (max_gradient_rise, overtaken_cells) need the plain
+// fill as well and are not reported; raised_cells is.
 //
 // Every rank of `comm` must call these functions together, with equal layouts and options.
 //
@@ -87,8 +128,9 @@ enum class tile_retention : std::uint8_t {
 
 /// Moments of a tiled fill reported to tiled_fill_options::progress, in this order per rank.
 enum class fill_event : std::uint8_t {
-    tile_read,       ///< a tile was read and filled on its own (step 1); once per tile
-    levels_solved,   ///< this rank received its tiles' spill levels (end of step 3); tile -1
+    tile_read,       ///< a tile was read and filled on its own (step 1; epsilon: round 0); once per tile
+    levels_solved,   ///< this rank received its tiles' spill levels (end of step 3; epsilon: the
+                     ///< rings settled, all rounds done); tile -1
     tile_written,    ///< a finished tile was handed to the writer (step 4); once per tile
     outputs_staged,  ///< file variant only: every rank staged all its outputs, renaming follows; tile -1
 };
@@ -98,6 +140,12 @@ enum class fill_event : std::uint8_t {
 /// labels, the output tile and the two flood queues (at most one 16-byte entry per cell).
 template <class T>
 constexpr std::size_t tiled_fill_bytes_per_cell = 4 * sizeof(T) + 4 + 16;
+
+/// Working memory of a tiled epsilon fill, as the memory cap counts it (bytes per cell of a tile,
+/// T = float or double): the cells as read, the surface, least_epsilon_surface's padded copy, its
+/// no-data flags and visited bits (2 bytes), and its queues (at most one 16-byte entry per cell).
+template <class T>
+constexpr std::size_t tiled_epsilon_fill_bytes_per_cell = 3 * sizeof(T) + 2 + 16;
 
 /// Options of the tiled fills.
 template <class T>
@@ -114,6 +162,10 @@ struct tiled_fill_options {
     ///    fits, and with tile_retention::keep that all its kept tiles ((3 sizeof(T) + 4) bytes per
     ///    padded cell each) fit besides: std::invalid_argument naming memory_cap otherwise
     ///    ("use smaller tiles", "use tile_retention::recompute");
+    ///  - the epsilon fill checks the same with tiled_epsilon_fill_bytes_per_cell<T> per padded
+    ///    cell for the working set, 2 sizeof(T) per padded cell for a kept tile, and, kept with
+    ///    either retention, 3 sizeof(T) per ring cell of every tile (its ring, its perimeter and
+    ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph;
     ///  - the root checks the spill graph (6 sizeof(T) + 18 bytes per perimeter cell of every
     ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
     ///    tiles once the ranks announce their message sizes, before it receives them: job_error
@@ -138,6 +190,8 @@ struct tiled_fill_stats {
     std::uint64_t bytes_sent = 0;   ///< bytes this rank sent (perimeters and graphs; the root: spill levels)
     std::uint64_t labels = 0;       ///< root only: nodes of the global spill graph (0 elsewhere)
     std::uint64_t graph_edges = 0;  ///< root only: edges of the global spill graph (0 elsewhere)
+    int rounds = 0;                 ///< epsilon fills: rounds of tile solves until the rings settled
+                                    ///< (the same on every rank; 0 for the plain fill)
 };
 
 /// Fills every depression of the tiled map (gorge::fill_depressions's result, bit for bit).
@@ -163,6 +217,27 @@ tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout
 tiled_fill_stats fill_depressions_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
                                              const std::string& out_dir,
                                              const tiled_fill_options<float>& options = {});
+
+/// Fills the tiled map with gorge::fill_depressions_epsilon's surface, bit for bit (header
+/// comment, "Epsilon filling across tiles"): no flats remain, every data cell drains. Arguments,
+/// failures and retention as fill_depressions_tiled; `read` is called once per tile in round 0
+/// and, with tile_retention::recompute, again for every later solve and once at the end (it must
+/// give the same cells every time); `write` once per tile at the end. options.root is checked
+/// (0 <= root < ranks) but unused: no rank gathers anything. Throws job_error on every rank when
+/// any rank fails (a data cell that is not finite, an epsilon step that would overflow,
+/// std::overflow_error's message, named with its rank and tile).
+tiled_fill_stats fill_depressions_epsilon_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
+                                                const tile_writer<float>& write,
+                                                const tiled_fill_options<float>& options = {});
+tiled_fill_stats fill_depressions_epsilon_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<double>& read,
+                                                const tile_writer<double>& write,
+                                                const tiled_fill_options<double>& options = {});
+
+/// fill_depressions_epsilon_tiled over directories of raw tile files: reads, stages, renames and
+/// fails exactly as fill_depressions_tile_files (same staging directory, same guarantees).
+tiled_fill_stats fill_depressions_epsilon_tile_files(MPI_Comm comm, const tile_layout& layout, const std::string& in_dir,
+                                                     const std::string& out_dir,
+                                                     const tiled_fill_options<float>& options = {});
 
 /// Where fill_depressions_tile_files stages the outputs for `out_dir`: the hidden sibling
 /// directory "<parent>/.<name>.gorge-staging" (for "a/b/out" or "a/b/out/":

@@ -6,8 +6,13 @@
 // [tx * tile_width, min((tx + 1) * tile_width, map_width)), likewise for y. The map size need not
 // be a multiple of the tile size: the last column and row of tiles are narrower.
 //
-// Tiles are spread over the ranks of a job round-robin: tile t belongs to rank t % ranks
-// (tile_owner), a fixed rule, so every rank knows every owner without communication.
+// Tiles are dealt to the ranks of a job like cards, a hand of `ranks` tiles at a time, each hand
+// dealt starting one rank further on: tile t belongs to rank (t + t / ranks) % ranks
+// (tile_owner; owned_tiles lists a rank's tiles). A fixed rule, so every rank knows every owner
+// without communication; every rank gets the same number of tiles, give or take one, and when a
+// row holds as many tiles as there are ranks, each rank gets one tile of every row and column
+// (plain t % ranks would give each rank one column of the map, and neighbouring columns can differ
+// a lot in how much filling they need).
 //
 // Raw tile files ("gorge tile", extension .gtile): a 24-byte little-endian header followed by
 // the cells, row-major, top row first, little-endian IEEE 754:
@@ -27,6 +32,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../detail/validate.hpp"
 #include "../grid/grid.hpp"
@@ -92,8 +98,20 @@ struct tile_layout {
     void validate() const { detail::validate(*this, "gorge::mpi::tile_layout"); }
 };
 
-/// The rank that handles tile t in a job of `ranks` ranks (ranks >= 1): t % ranks.
-inline int tile_owner(int t, int ranks) { return t % ranks; }
+/// The rank that handles tile t (t >= 0) in a job of `ranks` ranks (ranks >= 1):
+/// (t + t / ranks) % ranks.
+inline int tile_owner(int t, int ranks) {
+    const long long tile = t, hand = ranks;
+    return static_cast<int>((tile + tile / hand) % hand);
+}
+
+/// The tiles of a layout of `tile_count` tiles that rank `rank` handles, in increasing order.
+inline std::vector<int> owned_tiles(int rank, int ranks, int tile_count) {
+    std::vector<int> tiles;
+    for (int t = 0; t < tile_count; ++t)
+        if (tile_owner(t, ranks) == rank) tiles.push_back(t);
+    return tiles;
+}
 
 /// A tile file could not be read or written. what(): "gorge::mpi: <path>: <reason>".
 class tile_file_error : public std::runtime_error {
