@@ -732,10 +732,61 @@ struct epsilon_tile {
     std::vector<T> ring;       // current values around the tile (least_epsilon_surface's ring)
     std::vector<T> perimeter;  // last published perimeter, as the neighbours see it: E, -infinity
                                // at no-data cells, +infinity where nothing reached yet
-    grid<T> z, e;              // tile_retention::keep: heights and the last surface
-    std::size_t raised = 0;    // raised cells of the last solve
+    grid<T> z;                 // tile_retention::keep: the heights as read
+    std::vector<T> e;          // tile_retention::keep: the last surface, padded ((w + 2) x (h + 2),
+                               // row-major): E inside (no-data cells as read), ring values around
+    std::vector<std::size_t> lowered;  // ring cells lowered since the last solve
     bool dirty = true;         // the ring changed since the last solve (all tiles in round 0)
+    bool full = true;          // the next solve starts from scratch (see lower_surface)
 };
+
+/// The inside of a padded surface (epsilon_tile::e) of a w x h tile.
+template <class T>
+grid_view<T> surface_view(std::vector<T>& e, std::ptrdiff_t w, std::ptrdiff_t h) {
+    return grid_view<T>(e.data() + (w + 2) + 1, w, h, w + 2);
+}
+
+/// Lowers a kept tile's surface after some of its ring values went down (et.lowered), instead of
+/// solving it again: the least surface is, at every cell, the lowest value that a chain of steps
+/// v -> max(Z, succ(v)) carries there from a ring value or outlet, so the new surface is the old
+/// one wherever no chain from a lowered ring cell arrives lower, and the lower chain's value
+/// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
+/// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
+/// touches only the cells that go down: in later rounds usually a small part of the tile.
+template <class T>
+void lower_surface(epsilon_tile<T>& et, const std::optional<T>& no_data) {
+    const std::ptrdiff_t w = et.rect.width, h = et.rect.height, pitch = w + 2;
+    T* const e = et.e.data();
+    const grid_view<const T> z = et.z.view();
+    const detail::epsilon_step<T> step(no_data);
+    detail::radix_heap<decltype(detail::ordered_bits(T())), std::size_t> open;
+    std::vector<std::size_t> padded(ring_count(w, h));
+    for_each_ring_cell(w, h, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+        padded[i] = static_cast<std::size_t>((y + 1) * pitch + (x + 1));
+    });
+    for (const std::size_t i : et.lowered) {
+        e[padded[i]] = et.ring[i];
+        open.push(detail::ordered_bits(et.ring[i]), padded[i]);
+    }
+    while (!open.empty()) {
+        const std::size_t c = open.pop();
+        if (detail::ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
+        const T up = step(e[c]);
+        const std::ptrdiff_t cy = static_cast<std::ptrdiff_t>(c) / pitch, cx = static_cast<std::ptrdiff_t>(c) - cy * pitch;
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t x = cx + d8_dx[k] - 1, y = cy + d8_dy[k] - 1;  // tile coordinates
+            if (x < 0 || y < 0 || x >= w || y >= h) continue;
+            const T zn = z.row(y)[x];
+            if (detail::is_no_data(zn, no_data)) continue;
+            const T candidate = std::max(zn + T(0), up);  // -0 as +0, as the fill writes it
+            const std::size_t n = static_cast<std::size_t>((y + 1) * pitch + (x + 1));
+            if (candidate < e[n]) {
+                e[n] = candidate;
+                open.push(detail::ordered_bits(candidate), n);
+            }
+        }
+    }
+}
 
 template <class T>
 tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read,
@@ -778,9 +829,10 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     }
     fill_options<T> solve_options;
     solve_options.no_data = options.no_data;
-    // Reads tile k (checking its cells) and solves it with its current ring into e; returns the
-    // heights read.
-    auto solve = [&](epsilon_tile<T>& et, grid<T>& z, grid<T>& e) {
+    // Solves tile et with its current ring into e (padded), reading its heights into z first when
+    // z is empty: from scratch (least_epsilon_surface) when et.full or e is new, else by lowering
+    // the kept surface from the lowered ring cells (lower_surface).
+    auto solve = [&](epsilon_tile<T>& et, grid<T>& z, std::vector<T>& e) {
         const tile_rect& r = et.rect;
         if (z.empty()) {
             z = grid<T>(r.width, r.height);
@@ -791,8 +843,17 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                     if (!detail::is_no_data(row[x], options.no_data)) check_data_cell(row[x], r, x, y, who);
             }
         }
-        if (e.empty()) e = grid<T>(r.width, r.height);
-        et.raised = detail::least_epsilon_surface<T>(z.view(), et.ring.data(), e.view(), solve_options, who).raised_cells;
+        if (e.empty()) {
+            e.assign(static_cast<std::size_t>(r.width + 2) * static_cast<std::size_t>(r.height + 2), unknown);
+            et.full = true;
+        }
+        if (et.full) {
+            detail::least_epsilon_surface<T>(z.view(), et.ring.data(), surface_view(e, r.width, r.height), solve_options, who);
+            et.full = !keep;
+        } else {
+            lower_surface(et, options.no_data);
+        }
+        et.lowered.clear();
         et.dirty = false;
     };
 
@@ -808,13 +869,14 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                 if (!et.dirty) continue;
                 current = mine[k];
                 const tile_rect& r = et.rect;
-                grid<T> z_read, e_solved;
+                grid<T> z_read;
+                std::vector<T> e_solved;
                 grid<T>& z = keep ? et.z : z_read;
-                grid<T>& e = keep ? et.e : e_solved;
+                std::vector<T>& e = keep ? et.e : e_solved;
                 solve(et, z, e);
                 if (round == 0) notify(fill_event::tile_read, current);
                 fresh.resize(et.perimeter.size());
-                const grid_view<const T> zv = z.view(), ev = e.view();
+                const grid_view<const T> zv = z.view(), ev = surface_view(e, r.width, r.height);
                 for_each_perimeter_cell(r.width, r.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
                     fresh[perimeter_index(x, y, r.width, r.height)] =
                         detail::is_no_data(zv.row(y)[x], options.no_data) ? outlet_side : ev.row(y)[x];
@@ -881,6 +943,11 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                     for_each_shared_cell(et.rect, layout.tile(t), [&](std::size_t i, std::size_t) {
                         const T v = in.get<T>();
                         if (v != et.ring[i]) {
+                            // Values only go down (fill.hpp); should one rise, solve afresh.
+                            if (v < et.ring[i])
+                                et.lowered.push_back(i);
+                            else
+                                et.full = true;
                             et.ring[i] = v;
                             et.dirty = true;
                         }
@@ -910,10 +977,24 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             epsilon_tile<T>& et = tiles[k];
             current = mine[k];
-            grid<T> z_read, e_solved;
+            grid<T> z_read;
+            std::vector<T> e_solved;
             if (!keep) solve(et, z_read, e_solved);
-            write(et.rect, keep ? et.e.view() : e_solved.view());
-            stats.raised_cells += et.raised;
+            const tile_rect& r = et.rect;
+            const grid_view<const T> z = (keep ? et.z : z_read).view();
+            const grid_view<const T> e = surface_view(keep ? et.e : e_solved, r.width, r.height);
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) {
+                    const T zc = z.row(y)[x], ec = e.row(y)[x];
+                    if (detail::is_no_data(zc, options.no_data)) continue;
+                    // Every data cell drains somewhere; one left unreached needed a step above the
+                    // largest finite value, as the single-machine fill reports.
+                    if (ec == unknown)
+                        throw std::overflow_error(std::string(who) + ": an epsilon step above the largest finite value at (" +
+                                                  std::to_string(r.x + x) + ", " + std::to_string(r.y + y) + ")");
+                    stats.raised_cells += ec != zc ? 1u : 0u;
+                }
+            write(r, e);
             et = epsilon_tile<T>();  // release the tile
             notify(fill_event::tile_written, current);
         }
