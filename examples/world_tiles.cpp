@@ -1,12 +1,14 @@
 // world_tiles: a world of tiles made, filled and routed across the ranks of an MPI job.
 //
-//   mpirun -np N world_tiles [side] [tile]      (defaults 2048 and 512)
+//   mpirun -np N world_tiles [side] [tile] [--epsilon]      (defaults 2048 and 512)
 //
-// 1. Every rank generates its tiles (tile t belongs to rank t % N) with gorge's demo pipeline
+// 1. Every rank generates its tiles (gorge::mpi::owned_tiles deals them to the ranks) with gorge's demo pipeline
 //    (fBm terrain through the analytic erosion filter) and writes them as raw tiles to
 //    world/heights/ (gorge's .gtile format).
 // 2. gorge::mpi::fill_depressions_tile_files fills them across all ranks into world/filled/
-//    (outputs appear only when the whole job succeeded).
+//    (outputs appear only when the whole job succeeded). With --epsilon,
+//    fill_depressions_epsilon_tile_files tilts the lakes by one ulp per cell instead, so that
+//    every cell has a D8 direction and rivers run on through lakes rather than stopping there.
 // 3. gorge::mpi::flow_accumulation_tiled routes the filled tiles and writes river tiles,
 //    world/rivers/tile_<tx>_<ty>.png (white where more than `river_cells` cells drain through).
 // 4. Rank 0 reads the filled tiles one at a time and writes a downsampled overview,
@@ -44,8 +46,16 @@ int main(int argc, char* argv[]) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const std::ptrdiff_t side = argc > 1 ? std::atol(argv[1]) : 2048;
-    const std::ptrdiff_t tile = argc > 2 ? std::atol(argv[2]) : 512;
+    std::vector<std::string> args;
+    bool epsilon = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--epsilon")
+            epsilon = true;
+        else
+            args.emplace_back(argv[i]);
+    }
+    const std::ptrdiff_t side = args.size() > 0 ? std::atol(args[0].c_str()) : 2048;
+    const std::ptrdiff_t tile = args.size() > 1 ? std::atol(args[1].c_str()) : 512;
     const gorge::mpi::tile_layout layout{side, side, tile, tile};
     int status = 0;
     try {
@@ -75,7 +85,8 @@ int main(int argc, char* argv[]) {
 
         // 2. Fill across ranks.
         const gorge::mpi::tiled_fill_stats fill =
-            gorge::mpi::fill_depressions_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled");
+            epsilon ? gorge::mpi::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled")
+                    : gorge::mpi::fill_depressions_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled");
 
         // 3. Route across ranks; river tiles.
         const gorge::mpi::tile_reader<float> read_filled = [](const gorge::mpi::tile_rect& r, gorge::grid_view<float> cells) {
