@@ -1,8 +1,13 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
 // is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
 // variants go through the batch kernels (gorge/simd/simd.hpp) via the tile API (gorge/simd/tile.hpp) on
-// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N/side:S on N threads. See benchmarks/README.md for measured figures.
+// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N/side:S on N threads.
+// demo_pipeline_simd_copies/copies:N runs N one-thread 512^2 tiles at once, one per std::thread
+// (no shared work, nothing to balance): its speed-up over copies:1 is what the machine itself
+// gives N busy cores (clock speed with every core busy, shared caches), the ceiling of
+// demo_pipeline_simd_threads. See benchmarks/README.md for measured figures.
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -154,5 +159,32 @@ BENCHMARK(demo_pipeline_simd_threads)
     ->ArgsProduct({{1, 2, 4, 8, 16}, {512, 2048}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+/// The machine's own scaling: N std::threads, each filling its own 512^2 demo tile on one thread
+/// (erode_tile's threads = 1), started and joined per iteration; wall time, N tiles per
+/// iteration. Points per second over copies:1 is the ceiling of demo_pipeline_simd_threads.
+void demo_pipeline_simd_copies(benchmark::State& state) {
+    const auto copies = static_cast<std::size_t>(state.range(0));
+    const std::size_t points = std::size_t(tile_size) * tile_size;
+    std::vector<std::vector<float>> out(copies, std::vector<float>(points));
+    gorge::tile_settings<float> settings;
+    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(tile_spacing);
+    const auto fill = [&](std::size_t c) {
+        gorge::tile_buffers<float> buffers;
+        buffers.height = gorge::grid_view<float>(out[c].data(), tile_size, tile_size);
+        gorge::erode_tile(demo_field{}, sampling, 0, 0, buffers, settings);
+    };
+    for (auto _ : state) {
+        std::vector<std::thread> helpers;
+        for (std::size_t c = 1; c < copies; ++c) helpers.emplace_back(fill, c);
+        fill(0);
+        for (std::thread& t : helpers) t.join();
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * std::int64_t(copies) * tile_points);
+}
+BENCHMARK(demo_pipeline_simd_copies)->ArgName("copies")->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

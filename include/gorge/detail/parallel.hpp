@@ -14,6 +14,14 @@
 // could start, the calling thread included, which take every piece of work from a shared
 // counter. Since results do not depend on the thread count, the result is the same, only later.
 //
+// How the work is shared: every call starts its threads once (run_workers) and joins them before
+// it returns; no thread outlives a call. The workers then take their pieces dynamically:
+// parallel_chunks hands out guided chunks of a range (large first, small at the end; erode_tile
+// and evaluate_tile over the batches of a tile), and the tiled droplet schedule takes tasks from
+// a queue as their neighbouring tiles allow (gorge/erosion/detail/droplet_schedule.hpp). Progress
+// reports and cancellation checks run on the calling thread; an exception thrown on any worker
+// stops the others at their next piece and is rethrown in the caller once all have returned.
+//
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
