@@ -2,7 +2,8 @@
 // one step of the model of gorge/erosion/droplet.hpp split into move() (reads the map) and
 // settle() (erodes through the brush or deposits bilinearly, then updates speed and water),
 // finish() (a dying droplet drops what it carries), cache hints, and run_range(), which runs a
-// range of droplets one by one or in interleaved pairs.
+// range of droplets one by one or in interleaved pairs; with vector extensions a pair's moves run
+// in the two lanes of one 16-byte vector (run_pair), the same operations per lane.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -16,6 +17,10 @@
 #include <type_traits>
 
 #include <glm/vec2.hpp>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../../config.hpp"
 #include "../../grid/grid.hpp"
@@ -73,6 +78,35 @@ GORGE_FORCEINLINE auto droplet_lane_sum(const V& v) -> typename std::decay<declt
         return droplet_lane_sum(low + high);
     }
 }
+#endif
+
+/// Clamps that keep capacity and speed finite whatever the heights (see droplet_height_limit):
+/// capacity below max / 4², speed below sqrt(max) / 4.
+constexpr int droplet_clamp_headroom = 4;
+template <class T>
+T droplet_max_capacity() {
+    return std::numeric_limits<T>::max() / T(droplet_clamp_headroom * droplet_clamp_headroom);
+}
+template <class T>
+T droplet_max_speed() {
+    return std::sqrt(std::numeric_limits<T>::max()) / T(droplet_clamp_headroom);
+}
+
+#if GORGE_DROPLET_BLOCKS
+/// Vector types of the interleaved pair (see droplet_kernel::run_pair): 16 bytes of T, and as
+/// many 32-bit integers (cell coordinates) as it has lanes.
+template <class T>
+struct droplet_pair;
+template <>
+struct droplet_pair<float> {
+    typedef float vec __attribute__((vector_size(16)));
+    typedef std::int32_t cells __attribute__((vector_size(16)));
+};
+template <>
+struct droplet_pair<double> {
+    typedef double vec __attribute__((vector_size(16)));
+    typedef std::int32_t cells __attribute__((vector_size(8)));
+};
 #endif
 
 /// Position box [x0, x1) × [y0, y1) in which droplets may move.
@@ -134,7 +168,8 @@ struct droplet_kernel {
 #endif
     droplet_box<T> whole, bounds;
     droplet_edge edge;
-    /// prefetch_ahead's byte offsets from a cell (modulo 2^N: negative offsets wrap).
+    /// prefetch_ahead's byte offsets from a cell (modulo 2^N: negative offsets wrap): first
+    /// and last cell of the row above the brush, then of the second row below it.
     std::uintptr_t ahead[4];
 
     droplet_state<T> spawn(glm::vec<2, T> start) const {
@@ -282,12 +317,14 @@ struct droplet_kernel {
     }
 
     /// Adds amount × weight to each node of the brush centred on node (cx, cy) at `centre`
-    /// (clipped to the map and renormalised at the border, so exactly `amount` is added).
-    void spread(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount) const {
+    /// (clipped to the map and renormalised at the border, so exactly `amount` is added). R as
+    /// in brush_blocks.
+    template <int R>
+    GORGE_FORCEINLINE void spread(T* centre, std::ptrdiff_t cx, std::ptrdiff_t cy, T amount) const {
 #if GORGE_DROPLET_BLOCKS
         if (blocks_fit(cx, cy)) {
             using block = typename droplet_block<T>::type;
-            brush_blocks<0>(centre, [&](block& cells, const block& w) { cells += amount * w; });
+            brush_blocks<R>(centre, [&](block& cells, const block& w) GORGE_DROPLET_LAMBDA_INLINE { cells += amount * w; });
             return;
         }
 #endif
@@ -297,12 +334,19 @@ struct droplet_kernel {
             if (!clip || on_map(cx, cy, brush[e])) centre[brush[e].offset] += scale * brush[e].weight;
     }
 
-    /// spread() around the node nearest to the in-map position (px, py). Kept out of line: the
-    /// droplet state then never has its address taken and stays in registers.
+    /// spread() around the node nearest to the in-map position (px, py), with the common brush
+    /// spans compiled in (as run_droplet_range). Kept out of line: the droplet state then never
+    /// has its address taken and stays in registers.
     GORGE_DROPLET_NOINLINE void spread_at(T px, T py, T amount) const {
         const auto cx = static_cast<std::ptrdiff_t>(px), cy = static_cast<std::ptrdiff_t>(py);
         const std::ptrdiff_t nx = nearest_node(cx, px - T(cx)), ny = nearest_node(cy, py - T(cy));
-        spread(data + ny * stride + nx, nx, ny, amount);
+        T* const centre = data + ny * stride + nx;
+        switch (brush_span) {
+            case 2: return spread<2>(centre, nx, ny, amount);
+            case 3: return spread<3>(centre, nx, ny, amount);
+            case 4: return spread<4>(centre, nx, ny, amount);
+            default: return spread<0>(centre, nx, ny, amount);
+        }
     }
 
     /// Adds amount bilinearly to the four corners of the cell at `cell` with fractions (fx, fy).
@@ -350,9 +394,7 @@ struct droplet_kernel {
         // Below this squared length the direction counts as vanished; normal floats keep
         // normalisation accurate, so each step moves one cell length up to rounding.
         const T tiny_length2 = std::numeric_limits<T>::min();
-        // Clamps that keep capacity finite whatever the heights (see droplet_height_limit).
-        constexpr int clamp_headroom = 4;
-        const T max_capacity = std::numeric_limits<T>::max() / T(clamp_headroom * clamp_headroom);
+        const T max_capacity = droplet_max_capacity<T>();
 
         const std::ptrdiff_t cx = d.start_cx, cy = d.start_cy;
         const T fx = d.start_fx, fy = d.start_fy;
@@ -410,7 +452,7 @@ struct droplet_kernel {
         d.fy = fy;
         d.cx = cx;
         d.cy = cy;
-        prefetch_ahead(ncell);
+        prefetch_ahead(ncell, dy);
         d.start_cx = ncx;  // nx, ny >= 0, so truncation is floor
         d.start_cy = ncy;
         d.start_fx = nfx;
@@ -422,29 +464,10 @@ struct droplet_kernel {
     /// water and the lifetime. Returns false once the droplet has ended.
     template <int R>
     GORGE_FORCEINLINE bool settle(droplet_state<T>& d) const {
-        constexpr int clamp_headroom = 4;
-        const T max_speed = std::sqrt(std::numeric_limits<T>::max()) / T(clamp_headroom);
-        const T dh = d.dh, capacity = d.capacity;
-        T* const cell = data + d.cy * stride + d.cx;
-        if (d.sediment > capacity || dh > T(0)) {
-            // Uphill: fill the pit behind, at most up to the droplet's height; else drop a
-            // share of the excess.
-            const T amount = dh > T(0) ? std::min(dh * step_area, d.sediment) : (d.sediment - capacity) * deposit_rate;
-            deposit_bilinear(cell, stride, d.fx, d.fy, amount);
-            d.sediment -= amount;
-            d.out.deposited += double(amount);
-        } else {
-            // Never dig more than the height just descended (over one step's area), and never
-            // leave a node below the height the droplet flows to.
-            const T amount = std::min((capacity - d.sediment) * erode_rate, -dh * step_area);
-            const std::ptrdiff_t ex = nearest_node(d.cx, d.fx), ey = nearest_node(d.cy, d.fy);
-            const T taken = erode<R>(data + ey * stride + ex, ex, ey, amount, d.floor);
-            d.sediment += taken;
-            d.out.eroded += double(taken);
-        }
-
-        const T radicand = d.speed * d.speed - dh * gravity;
+        exchange<R>(d.sediment, d.out.eroded, d.out.deposited, d.dh, d.capacity, d.floor, d.cx, d.cy, d.fx, d.fy);
+        const T radicand = d.speed * d.speed - d.dh * gravity;
         const T speed = std::sqrt(radicand > T(0) ? radicand : T(0));
+        const T max_speed = droplet_max_speed<T>();
         d.speed = speed < max_speed ? speed : max_speed;
         d.water *= keep_water;
         if (++d.step == lifetime) {
@@ -453,6 +476,195 @@ struct droplet_kernel {
         }
         return true;
     }
+
+    /// The map half of settle(): erosion through the brush or a bilinear deposit at the cell
+    /// (cx, cy) left, with fractions (fx, fy); updates the sediment carried and the totals.
+    template <int R>
+    GORGE_FORCEINLINE void exchange(T& sediment, double& eroded, double& deposited, T dh, T capacity, T floor,
+                                    std::ptrdiff_t cx, std::ptrdiff_t cy, T fx, T fy) const {
+        if (sediment > capacity || dh > T(0)) {
+            // Uphill: fill the pit behind, at most up to the droplet's height; else drop a
+            // share of the excess.
+            const T amount = dh > T(0) ? std::min(dh * step_area, sediment) : (sediment - capacity) * deposit_rate;
+            deposit_bilinear(data + cy * stride + cx, stride, fx, fy, amount);
+            sediment -= amount;
+            deposited += double(amount);
+        } else {
+            // Never dig more than the height just descended (over one step's area), and never
+            // leave a node below the height the droplet flows to.
+            const T amount = std::min((capacity - sediment) * erode_rate, -dh * step_area);
+            const std::ptrdiff_t ex = nearest_node(cx, fx), ey = nearest_node(cy, fy);
+            const T taken = erode<R>(data + ey * stride + ex, ex, ey, amount, floor);
+            sediment += taken;
+            eroded += double(taken);
+        }
+    }
+
+#if GORGE_DROPLET_BLOCKS
+    /// Vector of T (16 bytes) whose lanes 0 and 1 hold the two droplets of an interleaved pair
+    /// (further lanes are unused); masks from its comparisons.
+    using pair_vec = typename droplet_pair<T>::vec;
+    using pair_mask = decltype(pair_vec{} < pair_vec{});
+    using pair_cells = typename droplet_pair<T>::cells;
+
+    static GORGE_FORCEINLINE pair_vec pair_splat(T v) { return pair_vec{} + v; }
+    /// {a, b} in lanes 0 and 1; further lanes repeat a (valid values, so that no lane computes
+    /// with uninitialised or subnormal data).
+    static GORGE_FORCEINLINE pair_vec pair_of(T a, T b) {
+        pair_vec v = pair_splat(a);
+        v[1] = b;
+        return v;
+    }
+    /// {*pa, *pb} in lanes 0 and 1 (further lanes 0, or *pa without SSE2).
+    static GORGE_FORCEINLINE pair_vec pair_load(const T* pa, const T* pb) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value)
+            return _mm_unpacklo_ps(_mm_load_ss(pa), _mm_load_ss(pb));
+        else
+            return _mm_loadh_pd(_mm_load_sd(pa), pb);
+#else
+        return pair_of(*pa, *pb);
+#endif
+    }
+    /// Whether lanes 0 and 1 of a comparison mask are both set.
+    static GORGE_FORCEINLINE bool pair_both(pair_mask m) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value) {
+            __m128 bits;
+            std::memcpy(&bits, &m, sizeof(bits));
+            return (_mm_movemask_ps(bits) & 3) == 3;
+        } else {
+            __m128d bits;
+            std::memcpy(&bits, &m, sizeof(bits));
+            return _mm_movemask_pd(bits) == 3;
+        }
+#else
+        return (m[0] & m[1]) != 0;
+#endif
+    }
+    /// Square root of each lane (correctly rounded, as std::sqrt).
+    static GORGE_FORCEINLINE pair_vec pair_sqrt(pair_vec v) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value)
+            return _mm_sqrt_ps(v);
+        else
+            return _mm_sqrt_pd(v);
+#else
+        pair_vec r = v;
+        for (std::size_t i = 0; i < 2; ++i) r[i] = std::sqrt(v[i]);
+        return r;
+#endif
+    }
+
+    /// Interleaved pair a, b in vector lanes: the arithmetic of move() for both droplets at once,
+    /// with the same operations per lane, then each droplet's exchange() (a first) and the speed
+    /// and water updates of settle(). Runs while both droplets stay inside `bounds` with a
+    /// direction; returns with a and b written back before the step where either does not (the
+    /// scalar steps take it from there), or both ended at the lifetime (finish() done, a_alive
+    /// and b_alive false). Reads and writes the map in the order of move a, move b, settle a,
+    /// settle b.
+    template <int R>
+    GORGE_FORCEINLINE void run_pair(droplet_state<T>& a, droplet_state<T>& b, bool& a_alive, bool& b_alive) const {
+        const pair_vec one = pair_splat(T(1)), zero = {};
+        const pair_vec tiny_length2 = pair_splat(std::numeric_limits<T>::min());
+        const pair_vec max_capacity = pair_splat(droplet_max_capacity<T>()),
+                       max_speed = pair_splat(droplet_max_speed<T>());
+        const pair_vec x0 = pair_splat(bounds.x0), x1 = pair_splat(bounds.x1), y0 = pair_splat(bounds.y0),
+                       y1 = pair_splat(bounds.y1);
+        const pair_vec inertia_v = pair_splat(inertia), take_gradient_v = pair_splat(take_gradient),
+                       capacity_factor_v = pair_splat(capacity_factor), min_capacity_v = pair_splat(min_capacity),
+                       step_cells_v = pair_splat(step_cells), gravity_v = pair_splat(gravity),
+                       keep_water_v = pair_splat(keep_water);
+        const std::ptrdiff_t row = stride;
+        pair_vec px = pair_of(a.px, b.px), py = pair_of(a.py, b.py), dx = pair_of(a.dx, b.dx), dy = pair_of(a.dy, b.dy);
+        pair_vec speed = pair_of(a.speed, b.speed), water = pair_of(a.water, b.water);
+        pair_vec fx = pair_of(a.start_fx, b.start_fx), fy = pair_of(a.start_fy, b.start_fy);
+        std::ptrdiff_t acx = a.start_cx, acy = a.start_cy, bcx = b.start_cx, bcy = b.start_cy;
+        T a_sediment = a.sediment, b_sediment = b.sediment;
+        double a_eroded = a.out.eroded, a_deposited = a.out.deposited;
+        double b_eroded = b.out.eroded, b_deposited = b.out.deposited;
+        int step = a.step;  // the pair started together: a.step == b.step
+        const auto write_back = [&]() GORGE_DROPLET_LAMBDA_INLINE {
+            a.px = px[0], a.py = py[0], a.dx = dx[0], a.dy = dy[0], a.speed = speed[0], a.water = water[0];
+            b.px = px[1], b.py = py[1], b.dx = dx[1], b.dy = dy[1], b.speed = speed[1], b.water = water[1];
+            a.start_fx = fx[0], a.start_fy = fy[0], b.start_fx = fx[1], b.start_fy = fy[1];
+            a.start_cx = acx, a.start_cy = acy, b.start_cx = bcx, b.start_cy = bcy;
+            a.sediment = a_sediment, b.sediment = b_sediment;
+            a.out.eroded = a_eroded, a.out.deposited = a_deposited;
+            b.out.eroded = b_eroded, b.out.deposited = b_deposited;
+            a.step = b.step = step;
+        };
+        for (;;) {
+            // move() for both lanes.
+            const T* const acell = data + acy * row + acx;
+            const T* const bcell = data + bcy * row + bcx;
+            const pair_vec h00 = pair_load(acell, bcell), h10 = pair_load(acell + 1, bcell + 1),
+                           h01 = pair_load(acell + row, bcell + row), h11 = pair_load(acell + row + 1, bcell + row + 1);
+            const pair_vec gx = (h10 - h00) * (one - fy) + (h11 - h01) * fy;
+            const pair_vec gy = (h01 - h00) * (one - fx) + (h11 - h10) * fx;
+            const pair_vec top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
+            const pair_vec h = top + fy * (bottom - top);
+
+            const pair_vec carry = speed * water * capacity_factor_v;
+            pair_vec ndx = dx * inertia_v - gx * take_gradient_v;
+            pair_vec ndy = dy * inertia_v - gy * take_gradient_v;
+            const pair_vec length2 = ndx * ndx + ndy * ndy;
+            const pair_vec inv_length = one / pair_sqrt(length2);
+            ndx *= inv_length;
+            ndy *= inv_length;
+            const pair_vec nx = px + ndx * step_cells_v, ny = py + ndy * step_cells_v;
+            const pair_mask go = (length2 >= tiny_length2) & (nx >= x0) & (nx < x1) & (ny >= y0) & (ny < y1);
+            if (!pair_both(go)) {
+                write_back();  // the scalar steps redo this step (move() only reads)
+                return;
+            }
+            // In lanes 0 and 1, nx, ny lie in [0, width - 1) × [0, height - 1): truncation is
+            // floor, and exact in 32 bits (run_range checks the map's size); further lanes are
+            // zeroed so that every lane converts in range.
+            const pair_cells ncx = __builtin_convertvector(go ? nx : zero, pair_cells),
+                             ncy = __builtin_convertvector(go ? ny : zero, pair_cells);
+            const pair_vec nfx = nx - __builtin_convertvector(ncx, pair_vec),
+                           nfy = ny - __builtin_convertvector(ncy, pair_vec);
+            const std::ptrdiff_t ancx = ncx[0], ancy = ncy[0], bncx = ncx[1], bncy = ncy[1];
+            const T* const ancell = data + ancy * row + ancx;
+            const T* const bncell = data + bncy * row + bncx;
+            const pair_vec n00 = pair_load(ancell, bncell), n10 = pair_load(ancell + 1, bncell + 1),
+                           n01 = pair_load(ancell + row, bncell + row), n11 = pair_load(ancell + row + 1, bncell + row + 1);
+            const pair_vec ntop = n00 + nfx * (n10 - n00);
+            const pair_vec nbottom = n01 + nfx * (n11 - n01);
+            const pair_vec new_height = ntop + nfy * (nbottom - ntop);
+            const pair_vec dh = new_height - h;
+            pair_vec capacity = -dh * carry;
+            capacity = capacity > min_capacity_v ? capacity : min_capacity_v;  // NaN (0·inf) -> floor
+            capacity = capacity < max_capacity ? capacity : max_capacity;
+            prefetch_ahead(ancell, ndy[0]);
+            prefetch_ahead(bncell, ndy[1]);
+
+            // settle(): a's map exchange, then b's, then speed and water; at the lifetime a
+            // ends (its death deposit) before b's exchange, as in the scalar steps.
+            exchange<R>(a_sediment, a_eroded, a_deposited, dh[0], capacity[0], new_height[0], acx, acy, fx[0], fy[0]);
+            const std::ptrdiff_t bcx_left = bcx, bcy_left = bcy;
+            const T bfx_left = fx[1], bfy_left = fy[1];
+            px = nx, py = ny, dx = ndx, dy = ndy, fx = nfx, fy = nfy;
+            acx = ancx, acy = ancy, bcx = bncx, bcy = bncy;
+            const pair_vec radicand = speed * speed - dh * gravity_v;
+            const pair_vec new_speed = pair_sqrt(radicand > zero ? radicand : zero);
+            speed = new_speed < max_speed ? new_speed : max_speed;
+            water *= keep_water_v;
+            if (++step == lifetime) {
+                write_back();
+                finish(a, droplet_end::lifetime);
+                exchange<R>(b.sediment, b.out.eroded, b.out.deposited, dh[1], capacity[1], new_height[1], bcx_left,
+                            bcy_left, bfx_left, bfy_left);
+                finish(b, droplet_end::lifetime);
+                a_alive = b_alive = false;
+                return;
+            }
+            exchange<R>(b_sediment, b_eroded, b_deposited, dh[1], capacity[1], new_height[1], bcx_left, bcy_left,
+                        bfx_left, bfy_left);
+        }
+    }
+#endif
 
     // Cache hints. Droplets start at random cells of a map that is usually larger than the
     // core's own caches, and a droplet's next brush rows are new to it whenever it changes
@@ -482,17 +694,21 @@ struct droplet_kernel {
     }
 
     /// Prefetches, around the cell `cell` the droplet has just reached, the first and last
-    /// cell of the row just above its brush and of the second row below it (the cell's lower
-    /// corners lie a row below the node): rows that a droplet changing row reaches within a
-    /// step or two. The four byte offsets are the kernel's (`ahead`); the addresses are
-    /// computed as integers and are not clipped, so near the map's edge they may lie outside
-    /// it, which a prefetch tolerates (it never faults and reads nothing in the C++ sense).
-    GORGE_FORCEINLINE void prefetch_ahead(const T* cell) const {
+    /// cell of the row just above its brush when the droplet moves up (dy < 0), else of the
+    /// second row below it (the cell's lower corners lie a row below the node): the rows that
+    /// a droplet changing row reaches within a step or two. The byte offsets are the kernel's
+    /// (`ahead`: above, then below); the addresses are computed as integers and are not
+    /// clipped, so near the map's edge they may lie outside it, which a prefetch tolerates (it
+    /// never faults and reads nothing in the C++ sense).
+    GORGE_FORCEINLINE void prefetch_ahead(const T* cell, T dy) const {
 #if defined(__GNUC__)
         const auto at = reinterpret_cast<std::uintptr_t>(cell);
-        for (const std::uintptr_t offset : ahead) __builtin_prefetch(reinterpret_cast<const void*>(at + offset), 1);
+        const std::uintptr_t* const row = ahead + (dy < T(0) ? 0 : 2);
+        __builtin_prefetch(reinterpret_cast<const void*>(at + row[0]), 1);
+        __builtin_prefetch(reinterpret_cast<const void*>(at + row[1]), 1);
 #else
         (void)cell;
+        (void)dy;
 #endif
     }
 
@@ -504,6 +720,11 @@ struct droplet_kernel {
     void run_range(std::uint64_t seed, std::uint64_t first, std::uint64_t last, const droplet_start_rect<T>& rect,
                    bool interleave, Sink& sink) const {
         std::uint64_t k = first;
+#if GORGE_DROPLET_BLOCKS
+        // run_pair converts cell coordinates in 32 bits.
+        constexpr std::ptrdiff_t lane_cells = std::numeric_limits<std::int32_t>::max();
+        const bool pairs_in_lanes = width <= lane_cells && height <= lane_cells;
+#endif
         if (interleave) {
             // Starts of the next pair, computed once for the prefetch and the spawn.
             glm::vec<2, T> next_a{}, next_b{};
@@ -521,6 +742,9 @@ struct droplet_kernel {
                 }
                 droplet_state<T> a = spawn(start_a), b = spawn(start_b);
                 bool a_alive = true, b_alive = true;
+#if GORGE_DROPLET_BLOCKS
+                if (pairs_in_lanes) run_pair<R>(a, b, a_alive, b_alive);
+#endif
                 while (a_alive & b_alive) {
                     // Both droplets read the map before either writes it: the branch between
                     // erosion and deposition of `a`, hard to predict, then comes after the
