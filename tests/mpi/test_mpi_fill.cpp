@@ -798,8 +798,8 @@ TEST_CASE("tiled epsilon fill sends perimeter pieces, not tile areas", "[mpi][ep
     options.no_data = -9999.0f;
     const run_result r = run_tiled(map, expected, tile, tile, options, fill_kind::epsilon);
     CHECK(r.mismatches == 0);
-    // The bound of fill.hpp: per tile and round, its perimeter plus 4 corner cells, and 8 bytes
-    // of header for each of its 8 pieces.
+    // The bound of fill.hpp: per tile and round, 2 (w + h) + 4 values (its perimeter, corner
+    // cells thrice) and 8 bytes of header for each of its 8 pieces.
     const std::uint64_t per_tile_round = (4 * tile + 4) * sizeof(float) + 8 * 8;
     INFO("rank " << world_rank() << " sent " << r.stats.bytes_sent << " bytes for " << r.stats.tiles << " tiles in "
                  << r.stats.rounds << " rounds");

@@ -1,9 +1,10 @@
 // gorge/mpi/fill.hpp — depression filling of a tiled world across the ranks of an MPI job
 // (optional component gorge::mpi; CMake: find_package(gorge COMPONENTS mpi), target gorge::mpi).
 //
-// The result equals gorge::fill_depressions on the whole map, bit for bit, while no rank ever
-// holds more than its tiles (one at a time with tile_retention::recompute) plus perimeter data.
-// The method is Barnes (2016), "Parallel priority-flood depression filling for trillion cell
+// fill_depressions_tiled's result equals gorge::fill_depressions on the whole map, bit for bit,
+// and fill_depressions_epsilon_tiled's equals gorge::fill_depressions_epsilon (see "Epsilon
+// filling across tiles" below), while no rank ever holds more than its tiles (one at a time with
+// tile_retention::recompute) plus perimeter data. The plain fill's method is Barnes (2016), "Parallel priority-flood depression filling for trillion cell
 // digital elevation models on desktops or clusters", Computers & Geosciences 96, 57-64:
 //   1. every rank fills each of its tiles on its own with a Priority-Flood seeded from the tile's
 //      perimeter, which labels watersheds: each perimeter cell starts its own label, except
@@ -65,10 +66,11 @@
 // counts. Rounds are counted the same way on every rank count (a round sees only the previous
 // round's perimeters).
 // Communication: each round, each rank sends to the owners of neighbouring tiles only the
-// perimeter pieces that changed (ring order, 8 bytes of header per piece): at most the tiles'
-// perimeters plus 4 corner cells and 64 header bytes per tile per round, so bytes sent per rank
-// are O(perimeter x rounds), never O(area); besides, four small collectives per round (counts,
-// the pieces, the failure check, the "anything changed" flag). No rank gathers the map or a graph.
+// perimeter pieces that changed (ring order, 8 bytes of header per piece): per tile and round at
+// most 2 (w + h) + 4 values (its perimeter, corner cells counted thrice: each goes to 3 tiles)
+// and 64 header bytes, so bytes sent per rank are O(perimeter x rounds), never O(area); besides,
+// the pieces' all-to-all, each round takes five collectives of one integer (the counts, three
+// failure checks, the "anything changed" flag). No rank gathers the map or a graph.
 // Cost: every tile is solved in full in round 0 (least_epsilon_surface). With
 // tile_retention::keep a rank keeps each tile's heights and surface (2 sizeof(T) bytes per cell),
 // and a later round only lowers the kept surface from the ring cells that went down (a Dijkstra
@@ -125,8 +127,10 @@ using tile_writer = std::function<void(const tile_rect& r, grid_view<const T> ce
 
 /// Whether a rank keeps its filled tiles in memory between the first and the last step.
 enum class tile_retention : std::uint8_t {
-    keep,       ///< keep each tile's local fill and labels (4 + sizeof(T) bytes per cell); default
-    recompute,  ///< drop them; read and fill each tile again at the end: one tile in memory at a time
+    keep,       ///< keep each tile's local fill and labels (4 + sizeof(T) bytes per cell; epsilon:
+                ///< heights and surface, 2 sizeof(T)); default
+    recompute,  ///< drop them; read and fill each tile again at the end (epsilon: also in every
+                ///< round in which its ring changed): one tile in memory at a time
 };
 
 /// Moments of a tiled fill reported to tiled_fill_options::progress, in this order per rank.
@@ -157,7 +161,8 @@ struct tiled_fill_options {
     std::optional<T> no_data;
     /// Memory versus time; default keep.
     tile_retention retention = tile_retention::keep;
-    /// The rank that solves the spill graph. Default 0; 0 <= root < ranks.
+    /// The rank that solves the spill graph (the epsilon fill has none and ignores it). Default 0;
+    /// 0 <= root < ranks.
     int root = 0;
     /// Largest working memory one rank may use, in bytes; 0 (default) = no cap. When set:
     ///  - before any communication, every rank checks that its largest tile's working set
@@ -168,7 +173,8 @@ struct tiled_fill_options {
     ///  - the epsilon fill checks the same with tiled_epsilon_fill_bytes_per_cell<T> per padded
     ///    cell for the working set, 2 sizeof(T) per padded cell for a kept tile, and, kept with
     ///    either retention, 3 sizeof(T) per ring cell of every tile (its ring, its perimeter and
-    ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph;
+    ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph,
+    ///    so the next check is the plain fill's only;
     ///  - the root checks the spill graph (6 sizeof(T) + 18 bytes per perimeter cell of every
     ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
     ///    tiles once the ranks announce their message sizes, before it receives them: job_error
