@@ -1011,9 +1011,10 @@ gorge::grid<float> transformed(const gorge::grid<float>& g, int s) {
 
 TEST_CASE("epsilon fill equals the least epsilon surface computed from its definition", "[drainage][fill]") {
     // Many small random maps against least_surface_reference, bit for bit, float and double, with
-    // no no-data value, a finite one (the maps hold heights one ulp either side of it) and NaN.
+    // no no-data value, a finite one (the maps hold heights one ulp either side of it) and NaN;
+    // and the statistics against their definition.
     std::mt19937 rng(2024);
-    std::size_t maps = 0, raised = 0, differing_from_plain = 0;
+    std::size_t maps = 0, raised = 0, differing_from_plain = 0, overtaken_total = 0;
     auto run = [&](auto zero, std::optional<decltype(zero)> nd, double hole_fraction) {
         using T = decltype(zero);
         const std::ptrdiff_t w = 1 + std::ptrdiff_t(rng() % 14), h = 1 + std::ptrdiff_t(rng() % 14);
@@ -1029,6 +1030,25 @@ TEST_CASE("epsilon fill equals the least epsilon surface computed from its defin
         INFO("map " << maps << ": " << w << " x " << h);
         CHECK(same_bits(eps, least_surface_reference(original, nd)));
         CHECK(cells_draining_strictly(eps, nd) == data_cells(eps, nd));
+        // The statistics by their definition, cell by cell from Z, E and the plain fill F:
+        // the largest E - F, and the raised cells with a data neighbour whose F is below their Z.
+        T rise = T(0);
+        std::size_t overtaken = 0;
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) {
+                if (is_no_data(original(x, y), nd)) continue;
+                rise = std::max(rise, eps(x, y) - plain(x, y));
+                bool lower = false;
+                for (int k = 0; k < gorge::d8_neighbours; ++k) {
+                    const std::ptrdiff_t nx = x + gorge::d8_dx[k], ny = y + gorge::d8_dy[k];
+                    lower = lower || (original.contains(nx, ny) && !is_no_data(original(nx, ny), nd) &&
+                                      plain(nx, ny) < original(x, y));
+                }
+                overtaken += eps(x, y) > original(x, y) && lower ? 1u : 0u;
+            }
+        CHECK(stats.max_gradient_rise == rise);
+        CHECK(stats.overtaken_cells == overtaken);
+        overtaken_total += overtaken;
         ++maps;
         raised += stats.raised_cells;
         differing_from_plain += same_bits(eps, plain) ? 0u : 1u;
@@ -1042,6 +1062,7 @@ TEST_CASE("epsilon fill equals the least epsilon surface computed from its defin
     CHECK(maps == 1200u);
     CHECK(raised > 1000u);                // the maps do have depressions and flats
     CHECK(differing_from_plain > 500u);
+    CHECK(overtaken_total > 0u);  // the statistics' second rule was exercised
 }
 
 TEST_CASE("epsilon fill commutes with the 8 mirrors and transpositions of the map", "[drainage][fill]") {

@@ -175,21 +175,29 @@ namespace detail {
 /// +infinity, which the caller detects.
 inline float next_up(float v) {
     const float tiny = std::numeric_limits<float>::denorm_min();
-    if (v == 0.0f) return tiny;
-    if (v == -tiny) return 0.0f;
     std::uint32_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    bits = v > 0.0f ? bits + 1u : bits - 1u;  // magnitude up for positives, down for negatives
+    if (v > 0.0f) {
+        ++bits;  // magnitude up for positives
+    } else {
+        if (v == 0.0f) return tiny;
+        if (v == -tiny) return 0.0f;
+        --bits;  // magnitude down for negatives
+    }
     std::memcpy(&v, &bits, sizeof bits);
     return v;
 }
 inline double next_up(double v) {
     const double tiny = std::numeric_limits<double>::denorm_min();
-    if (v == 0.0) return tiny;
-    if (v == -tiny) return 0.0;
     std::uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    bits = v > 0.0 ? bits + 1u : bits - 1u;
+    if (v > 0.0) {
+        ++bits;
+    } else {
+        if (v == 0.0) return tiny;
+        if (v == -tiny) return 0.0;
+        --bits;
+    }
     std::memcpy(&v, &bits, sizeof bits);
     return v;
 }
@@ -696,6 +704,15 @@ public:
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
 
+    /// With `unraised` (all set, the padded size) and `seeds` given, the flood also records what
+    /// epsilon_stats needs: it resets the bit of every cell it raises (E > Z), and lists, with its
+    /// key E = Z, every unraised cell that raised a neighbour (by non-decreasing key: the order in
+    /// which cells expand).
+    void record_raises(bit_set& unraised, std::vector<std::pair<decltype(ordered_bits(T())), I>>& seeds) {
+        unraised_ = &unraised;
+        seeds_ = &seeds;
+    }
+
     /// Runs the flood; false when cancelled (fill_options::progress returned false).
     bool run() {
         if (!seed()) return false;
@@ -762,6 +779,10 @@ private:
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
             if (!settle(neighbour(c, lowest_bit(open_n)), s, bound, bound_known)) return false;
+        if (raised_any_) {
+            raised_any_ = false;
+            if (unraised_->test(c)) seeds_->emplace_back(ordered_bits(e), static_cast<I>(c));
+        }
         return trace();
     }
 
@@ -793,6 +814,10 @@ private:
         if (!std::isfinite(s))
             throw std::overflow_error(std::string(who_) +
                                       ": raising a cell one step above the largest finite value would make it infinite");
+        if (unraised_ && s > z_[n]) {
+            unraised_->reset(n);
+            raised_any_ = true;
+        }
         z_[n] = s;
         const key ks = ordered_bits(s);
         if (!bound_known) {
@@ -848,14 +873,105 @@ private:
     std::size_t until_report_;
     std::size_t settled_ = 0;
     double total_;
+    bit_set* unraised_ = nullptr;
+    std::vector<std::pair<key, I>>* seeds_ = nullptr;
+    bool raised_any_ = false;  // the cell being expanded raised a neighbour (only with unraised_)
 };
 
+/// Adds one data cell to fill_stats' epsilon statistics (the rule of fill_stats::max_gradient_rise
+/// and ::overtaken_cells, in one place; a tiled fill maxes and sums these over its tiles), from
+/// the cell's input height z, its epsilon surface value e, its plain fill value f, and the lowest
+/// plain fill value of its data neighbours (+infinity when it has none).
+template <class T>
+void add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
+    const T rise = e - f;
+    if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
+    if (e > z && lowest_neighbour_f < z) ++stats.overtaken_cells;
+}
+
+/// fill_stats' epsilon statistics of a map flooded by epsilon_flood with the map edge as outlet
+/// side (work.z = E; heights = Z), from what the flood recorded (epsilon_flood::record_raises).
+/// F is needed on the raised cells only: E = Z implies F = Z (Z <= F <= E). On them F is the plain
+/// fill restricted to the raised cells, with the unraised cells fixed at F = Z: a plain
+/// Priority-Flood over the raised cells from the seeds, the unraised cells that raised a neighbour
+/// (queued at F = Z). These suffice: if raised cell n has an unraised neighbour u, the neighbour d
+/// that raised n has F(d) <= E(d) <= E(u) = F(u), and d is raised or a seed; and every raised cell
+/// is reached (the cells that raised it lead down to an unraised one). Unraised cells add nothing
+/// (E - F = 0, not raised). The flood reaches each raised cell first from its neighbour of lowest
+/// F (cells leave by non-decreasing F), so `level` is that lowest F. The unraised flags replace
+/// the working copy's visited flags.
+template <class I, class T>
+void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, bit_set& unraised,
+                   const std::vector<std::pair<decltype(ordered_bits(T())), I>>& seeds, fill_stats<T>& stats) {
+    using key = decltype(ordered_bits(T()));
+    const I pitch = static_cast<I>(work.pitch);
+    auto input = [&](std::size_t i) {  // Z of padded cell i (+0 for -0, as in the working copy)
+        const I y = static_cast<I>(static_cast<I>(i) / pitch), x = static_cast<I>(static_cast<I>(i) - y * pitch);
+        return heights.row(static_cast<std::ptrdiff_t>(y) - 1)[x - 1] + T(0);
+    };
+    std::swap(work.closed, unraised);  // open_neighbours now lists raised neighbours
+    radix_heap<key, I> open;
+    pit_queue<I> pit;
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
+    auto visit = [&](std::size_t c, T level) {
+        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
+            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
+            work.closed.set(n);
+            const T zn = input(n);
+            const T f = zn <= level ? level : zn;
+            add_epsilon_cell_stats(zn, work.z[n], f, level, stats);
+            if (zn <= level)
+                pit.push(static_cast<I>(n));
+            else
+                open.push(ordered_bits(zn), static_cast<I>(n));
+        }
+    };
+    // Seeds come sorted: the next one is taken directly when its key is not above the queue's
+    // smallest (a lower bound of it); otherwise it joins the queue, whose smallest key is then
+    // the smallest of all (its key is >= every level taken so far).
+    std::size_t next = 0;
+    while (next < seeds.size() || !open.empty()) {
+        std::size_t c;
+        T level;
+        if (next < seeds.size() && (open.empty() || seeds[next].first <= open.min_key_bound())) {
+            c = seeds[next].second;
+            level = from_ordered_bits(seeds[next].first);
+            ++next;
+        } else {
+            if (next < seeds.size()) {
+                open.push(seeds[next].first, seeds[next].second);
+                ++next;
+            }
+            c = open.pop();
+            level = from_ordered_bits(open.last_key());
+        }
+        visit(c, level);
+        while (!pit.empty()) visit(pit.pop(), level);
+    }
+}
+
+/// Runs epsilon_flood with cell indices of type I, and epsilon_stats when heights is given.
+template <class I, class T>
+bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats,
+                        const char* who, const grid_view<const T>* heights) {
+    epsilon_flood<I, T> flood(work, options, stats, who);
+    if (heights == nullptr) return flood.run();
+    bit_set unraised(work.z.size(), true);
+    std::vector<std::pair<decltype(ordered_bits(T())), I>> seeds;
+    flood.record_raises(unraised, seeds);
+    if (!flood.run()) return false;
+    epsilon_stats<I, T>(work, *heights, unraised, seeds, stats);
+    return true;
+}
+
 /// Loads the ring into the working copy (ring == nullptr: -infinity all round, the map's own
-/// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood. False when
-/// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
+/// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood; then, when
+/// `heights` is given (the map's input, with ring == nullptr), epsilon_stats. False when cancelled.
+/// The one code path of fill_depressions_epsilon and least_epsilon_surface.
 template <class T>
 bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
-                   const char* who) {
+                   const char* who, const grid_view<const T>* heights = nullptr) {
     const T below_all = -std::numeric_limits<T>::infinity();
     std::size_t r = 0;
     for_each_ring_cell(work, [&](std::size_t i) {
@@ -872,82 +988,8 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
                 if (work.valid[work.index(x, y)] == 0) work.z[work.index(x, y)] = below_all;
     // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
-        return epsilon_flood<std::uint32_t, T>(work, options, stats, who).run();
-    return epsilon_flood<std::size_t, T>(work, options, stats, who).run();
-}
-
-/// Adds one data cell to fill_stats' epsilon statistics (the rule of fill_stats::max_gradient_rise
-/// and ::overtaken_cells, in one place; a tiled fill maxes and sums these over its tiles), from
-/// the cell's input height z, its epsilon surface value e, its plain fill value f, and the lowest
-/// plain fill value of its data neighbours (+infinity when it has none).
-template <class T>
-void add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
-    const T rise = e - f;
-    if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
-    if (e > z && lowest_neighbour_f < z) ++stats.overtaken_cells;
-}
-
-/// fill_stats' epsilon statistics of a map flooded by flood_epsilon with the map edge as outlet
-/// side (work.z = E; heights = Z). F is needed on the raised cells only: E = Z implies F = Z
-/// (Z <= F <= E). On them F is the plain fill restricted to the raised cells, with the unraised
-/// cells fixed at F = Z: a plain Priority-Flood from the unraised cells next to raised ones (every
-/// raised cell's descending neighbours lead to an outlet, which is unraised, so all are reached).
-/// Unraised cells add nothing (E - F = 0, not raised). The flood reaches each raised cell first from
-/// its neighbour of lowest F (cells leave by non-decreasing F, and every unraised neighbour of a
-/// raised cell is a start cell), so `level` is that lowest F. Reuses the working copy's visited
-/// flags.
-template <class I, class T>
-void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, fill_stats<T>& stats) {
-    const std::size_t pitch = static_cast<std::size_t>(work.pitch);
-    auto input = [&](std::size_t i) {  // Z of padded cell i (+0 for -0, as in the working copy)
-        const std::size_t y = i / pitch, x = i - y * pitch;
-        return heights.row(static_cast<std::ptrdiff_t>(y) - 1)[x - 1] + T(0);
-    };
-    bit_set unraised(work.z.size(), true);  // ring, no-data and unraised cells set
-    bool any = false;
-    for (std::ptrdiff_t y = 0; y < work.height; ++y) {
-        const T* row = heights.row(y);
-        for (std::ptrdiff_t x = 0; x < work.width; ++x) {
-            const std::size_t i = work.index(x, y);
-            if (work.has_no_data && work.valid[i] == 0) continue;
-            if (work.z[i] > row[x]) {
-                unraised.reset(i);
-                any = true;
-            }
-        }
-    }
-    if (!any) return;
-    std::swap(work.closed, unraised);  // open_neighbours now lists raised neighbours
-    radix_heap<decltype(ordered_bits(T())), I> open;
-    pit_queue<I> pit;
-    for (std::ptrdiff_t y = 0; y < work.height; ++y)
-        for (std::ptrdiff_t x = 0; x < work.width; ++x) {
-            const std::size_t i = work.index(x, y);
-            if (work.has_no_data && work.valid[i] == 0) continue;
-            if (work.closed.test(i) && work.open_neighbours(i) != 0)
-                open.push(ordered_bits(work.z[i]), static_cast<I>(i));
-        }
-    std::ptrdiff_t off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
-    auto visit = [&](std::size_t c, T level) {
-        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
-            work.closed.set(n);
-            const T zn = input(n);
-            const T f = zn <= level ? level : zn;
-            add_epsilon_cell_stats(zn, work.z[n], f, level, stats);
-            if (zn <= level)
-                pit.push(static_cast<I>(n));
-            else
-                open.push(ordered_bits(zn), static_cast<I>(n));
-        }
-    };
-    while (!open.empty()) {
-        const std::size_t c = open.pop();
-        const T level = from_ordered_bits(open.last_key());
-        visit(c, level);
-        while (!pit.empty()) visit(pit.pop(), level);
-    }
+        return flood_epsilon_with<std::uint32_t>(work, options, stats, who, heights);
+    return flood_epsilon_with<std::size_t>(work, options, stats, who, heights);
 }
 
 /// Least epsilon surface of one tile given fixed values on the ring of cells around it (header
@@ -1033,11 +1075,8 @@ fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& opti
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
-    if (!flood_epsilon<T>(work, nullptr, options, stats, who)) return stats;
-    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
-        epsilon_stats<std::uint32_t, T>(work, heights, stats);
-    else
-        epsilon_stats<std::size_t, T>(work, heights, stats);
+    const grid_view<const T> input = heights;
+    if (!flood_epsilon<T>(work, nullptr, options, stats, who, &input)) return stats;
     if (!fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
