@@ -33,7 +33,8 @@
 // patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
 // heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
 // the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
-// value), and the queues.
+// value), and the queues; the epsilon fill adds one bit per cell and a list of the cells that
+// raised a neighbour, for its statistics.
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -51,7 +52,7 @@
 // that value is E(n); cells of equal E may expand in any order. So the result depends on nothing
 // but the map: not on the order of cells in the queues, not on mirroring or transposing the map,
 // and a map cut into tiles gives the same surface in every tile when each tile is given the
-// settled values around it (detail::least_epsilon_surface, which the tiled fills use).
+// settled values around it (detail::least_epsilon_surface, the per-tile solver for tiled fills).
 // The flood keeps Priority-Flood+'s pit queue: a cell raised to succ(E(c)) goes to the FIFO pit
 // queue when that value is not above the smallest key in the priority queue (a lower bound of it,
 // read from the radix heap's buckets without moving cells), and into the priority queue otherwise.
@@ -76,8 +77,8 @@
 // must rise to drain, are not counted). Only raises that are needed are made: a cell with a
 // neighbour whose E is below its own height keeps its height.
 // The fill finds F on the raised cells only (E = Z implies F = Z), with a plain Priority-Flood over
-// them started from their unraised neighbours, so the statistics cost little where few cells are
-// raised. When these matter, fill a grid of double (ulp = |h| * 2^-52) or shift heights towards 0
+// them started from the unraised cells that raised a neighbour (recorded during the flood, with one
+// more bit per cell); on a map with half of its cells raised that costs about a fifth of the fill. When these matter, fill a grid of double (ulp = |h| * 2^-52) or shift heights towards 0
 // first. The only hard limit: a step above the largest finite value would be infinite; that throws
 // std::overflow_error (and leaves the grid unchanged).
 //
@@ -163,7 +164,7 @@ struct fill_stats {
     /// header comment on precision). 0 for the plain fills.
     std::size_t overtaken_cells = 0;
     /// fill_options::progress returned false: the fill stopped early and the grid is unchanged
-    /// (raised_cells is 0; the other statistics cover the part done).
+    /// (raised_cells is 0, and so are the epsilon statistics, computed once the flood is done).
     bool cancelled = false;
 };
 
