@@ -732,18 +732,19 @@ struct epsilon_tile {
     std::vector<T> ring;       // current values around the tile (least_epsilon_surface's ring)
     std::vector<T> perimeter;  // last published perimeter, as the neighbours see it: E, -infinity
                                // at no-data cells, +infinity where nothing reached yet
-    grid<T> z;                 // tile_retention::keep: the heights as read
-    std::vector<T> e;          // tile_retention::keep: the last surface, padded ((w + 2) x (h + 2),
-                               // row-major): E inside (no-data cells as read), ring values around
+    // tile_retention::keep: the heights and the last surface, both padded by one cell all round
+    // ((w + 2) x (h + 2), row-major; see inside()). z: the heights as read (-0 as +0), +infinity
+    // around. e: E, -infinity at no-data cells (outlet sides), +infinity around (unused).
+    std::vector<T> z, e;
     std::vector<std::size_t> lowered;  // ring cells lowered since the last solve
     bool dirty = true;         // the ring changed since the last solve (all tiles in round 0)
     bool full = true;          // the next solve starts from scratch (see lower_surface)
 };
 
-/// The inside of a padded surface (epsilon_tile::e) of a w x h tile.
+/// The w x h inside of a tile's padded heights or surface (epsilon_tile::z, ::e).
 template <class T>
-grid_view<T> surface_view(std::vector<T>& e, std::ptrdiff_t w, std::ptrdiff_t h) {
-    return grid_view<T>(e.data() + (w + 2) + 1, w, h, w + 2);
+grid_view<T> inside(std::vector<T>& padded, std::ptrdiff_t w, std::ptrdiff_t h) {
+    return grid_view<T>(padded.data() + (w + 2) + 1, w, h, w + 2);
 }
 
 /// Lowers a kept tile's surface after some of its ring values went down (et.lowered), instead of
@@ -753,37 +754,44 @@ grid_view<T> surface_view(std::vector<T>& e, std::ptrdiff_t w, std::ptrdiff_t h)
 /// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
 /// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
 /// touches only the cells that go down: in later rounds usually a small part of the tile.
-template <class T>
+template <class I, class T>
 void lower_surface(epsilon_tile<T>& et, const std::optional<T>& no_data) {
     const std::ptrdiff_t w = et.rect.width, h = et.rect.height, pitch = w + 2;
+    // Cells inside the tile need no bounds or no-data checks: the heights are +infinity around
+    // the tile (no candidate is below +infinity) and the surface -infinity at no-data cells
+    // (none is below that).
     T* const e = et.e.data();
-    const grid_view<const T> z = et.z.view();
+    const T* const z = et.z.data();
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_dy[k] * pitch + d8_dx[k];
     const detail::epsilon_step<T> step(no_data);
-    detail::radix_heap<decltype(detail::ordered_bits(T())), std::size_t> open;
-    std::vector<std::size_t> padded(ring_count(w, h));
-    for_each_ring_cell(w, h, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
-        padded[i] = static_cast<std::size_t>((y + 1) * pitch + (x + 1));
-    });
+    detail::radix_heap<decltype(detail::ordered_bits(T())), I> open;
+    auto lower = [&](I n, T candidate) {
+        if (candidate < e[n]) {
+            e[n] = candidate;
+            open.push(detail::ordered_bits(candidate), n);
+        }
+    };
+    // The lowered ring cells give their neighbours inside the tile their first candidates (the
+    // only place that needs bounds: the ring's own neighbours reach beyond the padding).
+    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> at(ring_count(w, h));
+    for_each_ring_cell(w, h, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) { at[i] = {x, y}; });
     for (const std::size_t i : et.lowered) {
-        e[padded[i]] = et.ring[i];
-        open.push(detail::ordered_bits(et.ring[i]), padded[i]);
+        const T up = step(et.ring[i]);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t x = at[i].first + d8_dx[k], y = at[i].second + d8_dy[k];
+            if (x < 0 || y < 0 || x >= w || y >= h) continue;
+            const I n = static_cast<I>((y + 1) * pitch + (x + 1));
+            lower(n, std::max(z[n], up));
+        }
     }
     while (!open.empty()) {
-        const std::size_t c = open.pop();
+        const I c = open.pop();
         if (detail::ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
         const T up = step(e[c]);
-        const std::ptrdiff_t cy = static_cast<std::ptrdiff_t>(c) / pitch, cx = static_cast<std::ptrdiff_t>(c) - cy * pitch;
         for (int k = 0; k < d8_neighbours; ++k) {
-            const std::ptrdiff_t x = cx + d8_dx[k] - 1, y = cy + d8_dy[k] - 1;  // tile coordinates
-            if (x < 0 || y < 0 || x >= w || y >= h) continue;
-            const T zn = z.row(y)[x];
-            if (detail::is_no_data(zn, no_data)) continue;
-            const T candidate = std::max(zn + T(0), up);  // -0 as +0, as the fill writes it
-            const std::size_t n = static_cast<std::size_t>((y + 1) * pitch + (x + 1));
-            if (candidate < e[n]) {
-                e[n] = candidate;
-                open.push(detail::ordered_bits(candidate), n);
-            }
+            const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
+            lower(n, std::max(z[n], up));
         }
     }
 }
@@ -829,29 +837,42 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     }
     fill_options<T> solve_options;
     solve_options.no_data = options.no_data;
-    // Solves tile et with its current ring into e (padded), reading its heights into z first when
-    // z is empty: from scratch (least_epsilon_surface) when et.full or e is new, else by lowering
-    // the kept surface from the lowered ring cells (lower_surface).
-    auto solve = [&](epsilon_tile<T>& et, grid<T>& z, std::vector<T>& e) {
+    // Solves tile et with its current ring into e (padded; epsilon_tile), reading its heights into
+    // z (padded) first when z is empty: from scratch (least_epsilon_surface) when et.full or e is
+    // new, else by lowering the kept surface from the lowered ring cells (lower_surface).
+    auto solve = [&](epsilon_tile<T>& et, std::vector<T>& z, std::vector<T>& e) {
         const tile_rect& r = et.rect;
+        const std::size_t padded = static_cast<std::size_t>(r.width + 2) * static_cast<std::size_t>(r.height + 2);
         if (z.empty()) {
-            z = grid<T>(r.width, r.height);
-            read(r, z.view());
+            z.assign(padded, unknown);
+            const grid_view<T> zi = inside(z, r.width, r.height);
+            read(r, zi);
             for (std::ptrdiff_t y = 0; y < r.height; ++y) {
-                const T* row = z.view().row(y);
+                T* row = zi.row(y);
                 for (std::ptrdiff_t x = 0; x < r.width; ++x)
-                    if (!detail::is_no_data(row[x], options.no_data)) check_data_cell(row[x], r, x, y, who);
+                    if (!detail::is_no_data(row[x], options.no_data)) {
+                        check_data_cell(row[x], r, x, y, who);
+                        row[x] += T(0);  // -0 as +0, as the fill writes it
+                    }
             }
         }
         if (e.empty()) {
-            e.assign(static_cast<std::size_t>(r.width + 2) * static_cast<std::size_t>(r.height + 2), unknown);
+            e.assign(padded, unknown);
             et.full = true;
         }
         if (et.full) {
-            detail::least_epsilon_surface<T>(z.view(), et.ring.data(), surface_view(e, r.width, r.height), solve_options, who);
+            const grid_view<const T> zi = inside(z, r.width, r.height);
+            const grid_view<T> ei = inside(e, r.width, r.height);
+            detail::least_epsilon_surface<T>(zi, et.ring.data(), ei, solve_options, who);
+            if (options.no_data)
+                for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                    for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                        if (detail::is_no_data(zi.row(y)[x], options.no_data)) ei.row(y)[x] = outlet_side;
             et.full = !keep;
+        } else if (padded <= std::numeric_limits<std::uint32_t>::max()) {
+            lower_surface<std::uint32_t>(et, options.no_data);
         } else {
-            lower_surface(et, options.no_data);
+            lower_surface<std::size_t>(et, options.no_data);
         }
         et.lowered.clear();
         et.dirty = false;
@@ -869,17 +890,15 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                 if (!et.dirty) continue;
                 current = mine[k];
                 const tile_rect& r = et.rect;
-                grid<T> z_read;
-                std::vector<T> e_solved;
-                grid<T>& z = keep ? et.z : z_read;
+                std::vector<T> z_read, e_solved;
+                std::vector<T>& z = keep ? et.z : z_read;
                 std::vector<T>& e = keep ? et.e : e_solved;
                 solve(et, z, e);
                 if (round == 0) notify(fill_event::tile_read, current);
                 fresh.resize(et.perimeter.size());
-                const grid_view<const T> zv = z.view(), ev = surface_view(e, r.width, r.height);
+                const grid_view<const T> ev = inside(e, r.width, r.height);  // -infinity at no-data cells
                 for_each_perimeter_cell(r.width, r.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
-                    fresh[perimeter_index(x, y, r.width, r.height)] =
-                        detail::is_no_data(zv.row(y)[x], options.no_data) ? outlet_side : ev.row(y)[x];
+                    fresh[perimeter_index(x, y, r.width, r.height)] = ev.row(y)[x];
                 });
                 for_each_neighbour_tile(layout, r, [&](int u) {
                     const tile_rect to = layout.tile(u);
@@ -977,16 +996,18 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             epsilon_tile<T>& et = tiles[k];
             current = mine[k];
-            grid<T> z_read;
-            std::vector<T> e_solved;
+            std::vector<T> z_read, e_solved;
             if (!keep) solve(et, z_read, e_solved);
             const tile_rect& r = et.rect;
-            const grid_view<const T> z = (keep ? et.z : z_read).view();
-            const grid_view<const T> e = surface_view(keep ? et.e : e_solved, r.width, r.height);
+            const grid_view<const T> z = inside(keep ? et.z : z_read, r.width, r.height);
+            const grid_view<T> e = inside(keep ? et.e : e_solved, r.width, r.height);
             for (std::ptrdiff_t y = 0; y < r.height; ++y)
                 for (std::ptrdiff_t x = 0; x < r.width; ++x) {
                     const T zc = z.row(y)[x], ec = e.row(y)[x];
-                    if (detail::is_no_data(zc, options.no_data)) continue;
+                    if (detail::is_no_data(zc, options.no_data)) {
+                        e.row(y)[x] = zc;  // no-data cells as read
+                        continue;
+                    }
                     // Every data cell drains somewhere; one left unreached needed a step above the
                     // largest finite value, as the single-machine fill reports.
                     if (ec == unknown)
@@ -994,7 +1015,7 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                                                   std::to_string(r.x + x) + ", " + std::to_string(r.y + y) + ")");
                     stats.raised_cells += ec != zc ? 1u : 0u;
                 }
-            write(r, e);
+            write(r, grid_view<const T>(e));
             et = epsilon_tile<T>();  // release the tile
             notify(fill_event::tile_written, current);
         }
