@@ -74,11 +74,12 @@
 // Cost: every tile is solved in full in round 0 (least_epsilon_surface). With
 // tile_retention::keep a rank keeps each tile's heights and surface (2 sizeof(T) bytes per cell),
 // and a later round only lowers the kept surface from the ring cells that went down (a Dijkstra
-// search over the cells that go down with them), so the later rounds cost little: 4096^2 in 4 x 4
-// tiles takes about 1.3x the single-machine fill's CPU time in all ranks together. With
-// recompute a rank keeps only rings and perimeters, and reads and solves a tile in full again in
-// every round in which its ring changed, plus once more at the end to write it (reads per tile =
-// solves + 1; a tile untouched after round 0 is read twice): several times the CPU time of keep. Failures, staging of the file variant, memory_cap and progress work as for the
+// search over the cells that go down with them), so the later rounds cost little: all ranks
+// together execute about 1.15x the single-machine fill's instructions (1024^2 in 4 x 4 tiles),
+// and one rank fills 4096^2 in 4 x 4 tiles in about 0.9x its time. With recompute a rank keeps
+// only rings and perimeters, and reads and solves a tile in full again in every round in which
+// its ring changed, plus once more at the end to write it (reads per tile = solves + 1; a tile
+// untouched after round 0 is read twice): about 4-5x the CPU time of keep (4096^2, 7 rounds). Failures, staging of the file variant, memory_cap and progress work as for the
 // plain fill (tile_read: once per tile, in round 0; levels_solved: the rings have settled).
 // The epsilon statistics of gorge::fill_stats (max_gradient_rise, overtaken_cells) need the plain
 // fill as well and are not reported; raised_cells is.
