@@ -415,19 +415,64 @@ public:
     bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
     void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
     void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
+    /// Clears bits begin .. end - 1 (end at most n).
+    void reset_range(std::size_t begin, std::size_t end) {
+        if (begin >= end) return;
+        const std::size_t first = begin / word_bits, last = (end - 1) / word_bits;
+        const std::uint64_t all = ~std::uint64_t(0);
+        const std::uint64_t head = all << (begin % word_bits);            // bits from begin on
+        const std::uint64_t tail = all >> (word_bits - 1 - (end - 1) % word_bits);  // bits up to end - 1
+        if (first == last) {
+            words_[first] &= ~(head & tail);
+            return;
+        }
+        words_[first] &= ~head;
+        for (std::size_t k = first + 1; k < last; ++k) words_[k] = 0;
+        words_[last] &= ~tail;
+    }
     /// Bits i, i + 1 and i + 2 as bits 0, 1 and 2 of the result (i + 2 must be below n).
     unsigned three(std::size_t i) const {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        // Little-endian words: bit i is bit i % 8 of byte i / 8, so the three bits lie in the two
+        // bytes from i / 8 on (the spare word keeps the second byte inside the storage).
+        constexpr std::size_t byte_bits = 8;
+        std::uint16_t pair = 0;
+        std::memcpy(&pair, reinterpret_cast<const unsigned char*>(words_.data()) + i / byte_bits, sizeof pair);
+        return (static_cast<unsigned>(pair) >> (i % byte_bits)) & 7u;
+#else
         const std::size_t w = i / word_bits;
         const std::size_t s = i % word_bits;
         // The second shift is split so that s == 0 shifts by 64 in two legal steps (giving 0).
         const std::uint64_t bits = (words_[w] >> s) | ((words_[w + 1] << 1) << (word_bits - 1 - s));
         return static_cast<unsigned>(bits & 7u);
+#endif
     }
 
 private:
     static constexpr std::size_t word_bits = 64;
     std::vector<std::uint64_t, large_block_allocator<std::uint64_t>> words_;
 };
+
+/// The open neighbours (bit k for D8 neighbour k) of a cell from the closed bits of its 3 x 3
+/// window (bits 0-2: the row above, 3-5: its own row, 6-8: the row below; west to east in each).
+struct open_neighbour_table {
+    static constexpr int window_side = 3;
+    static constexpr unsigned window_cells = window_side * window_side;
+    unsigned char mask[1u << window_cells];
+};
+constexpr open_neighbour_table make_open_neighbour_table() {
+    open_neighbour_table t{};
+    for (unsigned w = 0; w < (1u << open_neighbour_table::window_cells); ++w) {
+        unsigned open = 0;
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const int bit = (d8_dy[k] + 1) * open_neighbour_table::window_side + (d8_dx[k] + 1);
+            if (((w >> bit) & 1u) == 0) open |= 1u << k;
+        }
+        t.mask[w] = static_cast<unsigned char>(open);
+    }
+    return t;
+}
+inline constexpr open_neighbour_table open_neighbour_masks = make_open_neighbour_table();
 
 /// Working copy of a heightmap with a one-cell border ring: element (x, y) of the map is at
 /// (y + 1) * pitch + (x + 1). The ring and the no-data cells start "closed" (already visited), so
@@ -450,6 +495,27 @@ struct padded_heights {
         closed = bit_set(cells, true);
         has_no_data = no_data.has_value();
         if (has_no_data) valid.assign(cells, 0);
+        if (!has_no_data) {
+            // Every cell is a data cell: rows are copied and opened whole, and checked for
+            // non-finite values in one branch-free pass each (the cell is looked for only on failure).
+            const std::size_t w = static_cast<std::size_t>(width);
+            for (std::ptrdiff_t y = 0; y < height; ++y) {
+                const T* r = src.row(y);
+                T* out = z.data() + index(0, y);
+                bool finite = true;
+                for (std::size_t x = 0; x < w; ++x) {
+                    const T v = r[x];
+                    finite &= std::isfinite(v);
+                    out[x] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
+                }
+                if (!finite)
+                    for (std::ptrdiff_t x = 0; x < width; ++x)
+                        if (!std::isfinite(r[x])) throw_not_finite(who, x, y);
+                closed.reset_range(index(0, y), index(0, y) + w);
+            }
+            data_cells = w * static_cast<std::size_t>(height);
+            return;
+        }
         for (std::ptrdiff_t y = 0; y < height; ++y) {
             const T* r = src.row(y);
             const std::size_t base = index(0, y);
@@ -483,18 +549,14 @@ struct padded_heights {
     /// Index offset of D8 neighbour k (gorge/drainage/d8.hpp).
     std::ptrdiff_t offset(int k) const { return d8_offset(k, pitch); }
     /// The D8 neighbours of map cell c that are not closed: bit k set for neighbour k. Three reads
-    /// of the bit set (one per row) instead of eight tests, and the loops that follow visit only
-    /// the open neighbours, still in the order k = 0..7.
+    /// of the bit set (one per row) and one table look-up instead of eight tests, and the loops
+    /// that follow visit only the open neighbours, still in the order k = 0..7.
     unsigned open_neighbours(std::size_t c) const {
         const std::size_t p = static_cast<std::size_t>(pitch);
-        const unsigned above = closed.three(c - p - 1);  // NW, N, NE: codes 5, 6, 7
-        const unsigned row = closed.three(c - 1);        // W, (c), E: codes 4, -, 0
-        const unsigned below = closed.three(c + p - 1);  // SW, S, SE: codes 3, 2, 1
-        // below's bits reversed: SE, S, SW in bits 0, 1, 2.
-        constexpr unsigned char reversed[8] = {0, 4, 2, 6, 1, 5, 3, 7};
-        const unsigned shut = ((row >> 2) & 1u) | (static_cast<unsigned>(reversed[below]) << 1) | ((row & 1u) << 4) |
-                              (above << 5);
-        return ~shut & all_neighbours;
+        constexpr int row_shift = open_neighbour_table::window_side;
+        const unsigned window = closed.three(c - p - 1) | (closed.three(c - 1) << row_shift) |
+                                (closed.three(c + p - 1) << (2 * row_shift));
+        return open_neighbour_masks.mask[window];
     }
     static constexpr unsigned all_neighbours = (1u << d8_neighbours) - 1u;
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
