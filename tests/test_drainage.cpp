@@ -772,6 +772,48 @@ TEST_CASE("radix heap: increasing keys, latest push first among equal keys, acro
     check(std::uint64_t(0), 3u);
 }
 
+TEST_CASE("bit_set::reset_range clears exactly the bits of its range", "[drainage][fill]") {
+    // Ranges starting and ending at every offset of a word, within one word and across several.
+    const std::size_t n = 4 * 64 + 5;
+    std::size_t ranges = 0, mismatches = 0;
+    for (std::size_t begin = 0; begin <= 130; ++begin)
+        for (std::size_t end = begin; end <= n; end += 1 + end % 7) {
+            gorge::detail::bit_set bits(n, true);
+            bits.reset_range(begin, end);
+            for (std::size_t i = 0; i < n; ++i) mismatches += bits.test(i) != (i < begin || i >= end) ? 1u : 0u;
+            ++ranges;
+        }
+    CHECK(ranges > 1000u);
+    CHECK(mismatches == 0u);
+}
+
+TEST_CASE("the working copy opens exactly the map's cells and names its first non-finite cell",
+          "[drainage][fill]") {
+    gorge::grid<float> map(67, 5, 2.0f);
+    map(3, 1) = -0.0f;
+    gorge::detail::padded_heights<float> work(map.view(), std::nullopt, "test");
+    std::size_t mismatches = 0;
+    for (std::ptrdiff_t y = -1; y <= work.height; ++y)
+        for (std::ptrdiff_t x = -1; x <= work.width; ++x) {
+            const bool inside = x >= 0 && y >= 0 && x < work.width && y < work.height;
+            mismatches += work.closed.test(work.index(x, y)) == inside ? 1u : 0u;
+        }
+    CHECK(mismatches == 0u);
+    CHECK(work.data_cells == 67u * 5u);
+    CHECK(std::signbit(work.z[work.index(3, 1)]) == false);
+    CHECK(work.z[work.index(66, 4)] == 2.0f);
+    map(40, 3) = std::numeric_limits<float>::infinity();
+    map(5, 3) = std::numeric_limits<float>::quiet_NaN();
+    map(60, 2) = -std::numeric_limits<float>::infinity();
+    try {
+        gorge::detail::padded_heights<float> bad(map.view(), std::nullopt, "test");
+        FAIL("a non-finite cell was accepted");
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        CHECK(what.find("(60, 2)") != std::string::npos);  // raster order: row 2 comes first
+    }
+}
+
 TEST_CASE("open neighbours from three bit-set reads agree with eight single tests", "[drainage][fill]") {
     // Rows of 67 + 2 cells, so that the three-bit reads start at every offset within a 64-bit word
     // and cross word boundaries; random closed flags.
