@@ -3,7 +3,7 @@
 // conservation of material, NaN-freedom on adversarial maps, determinism, thread-count
 // invariance of the tiled schedule, validation, cancellation and the memory bound.
 // The oracle is also cut into the two halves of a step to check the order in which the droplets
-// of an interleaved pair read and write the map.
+// of an interleaved group (four, or fewer at the end of a range) read and write the map.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -143,9 +143,9 @@ struct oracle_result {
     droplet_end end = droplet_end::lifetime;
 };
 
-// A droplet in flight, its step cut into two halves so that two droplets can take their steps
-// together in the documented pair order: both read the map (direction, new position, height
-// change), then the first, then the second erodes or deposits.
+// A droplet in flight, its step cut into two halves so that several droplets can take their
+// steps together in the documented group order: all read the map (direction, new position,
+// height change), then each erodes or deposits, in index order.
 struct oracle_walker {
     double x, y, dirx = 0, diry = 0, speed, water, sediment = 0;
     double nx = 0, ny = 0, dh = 0, capacity = 0, floor = 0;  // between read_half and write_half
@@ -289,7 +289,8 @@ oracle_result oracle_droplet(grid<double>& m, double x, double y, const droplet_
     return w.r;
 }
 
-/// Droplets a and b as an interleaved pair: joint steps while both live, then the survivor alone.
+/// Droplets a and b as an interleaved pair (a range's last group of two): joint steps while both
+/// live, then the survivor alone.
 void oracle_pair(grid<double>& m, oracle_walker& a, oracle_walker& b, const droplet_params<double>& p) {
     const droplet_edge edge = droplet_edge::outflow;
     while (a.alive && b.alive) {
@@ -301,6 +302,32 @@ void oracle_pair(grid<double>& m, oracle_walker& a, oracle_walker& b, const drop
     for (oracle_walker* w : {&a, &b})
         while (w->alive)
             if (oracle_read_half(m, *w, p, edge)) oracle_write_half(m, *w, p);
+}
+
+/// Droplets a, b, c, d as an interleaved group of four: joint steps while all four live (a, b, c
+/// and d read, then a, b, c and d write, each only if its read did not end it), then the
+/// survivors alone, a first, d last.
+void oracle_quad(grid<double>& m, oracle_walker& a, oracle_walker& b, oracle_walker& c, oracle_walker& d,
+                 const droplet_params<double>& p) {
+    const droplet_edge edge = droplet_edge::outflow;
+    while (a.alive && b.alive && c.alive && d.alive) {
+        const bool a_moved = oracle_read_half(m, a, p, edge);
+        const bool b_moved = oracle_read_half(m, b, p, edge);
+        const bool c_moved = oracle_read_half(m, c, p, edge);
+        const bool d_moved = oracle_read_half(m, d, p, edge);
+        if (a_moved) oracle_write_half(m, a, p);
+        if (b_moved) oracle_write_half(m, b, p);
+        if (c_moved) oracle_write_half(m, c, p);
+        if (d_moved) oracle_write_half(m, d, p);
+    }
+    while (a.alive)
+        if (oracle_read_half(m, a, p, edge)) oracle_write_half(m, a, p);
+    while (b.alive)
+        if (oracle_read_half(m, b, p, edge)) oracle_write_half(m, b, p);
+    while (c.alive)
+        if (oracle_read_half(m, c, p, edge)) oracle_write_half(m, c, p);
+    while (d.alive)
+        if (oracle_read_half(m, d, p, edge)) oracle_write_half(m, d, p);
 }
 
 double max_abs_difference(const grid<double>& a, const grid<double>& b) {
@@ -586,38 +613,48 @@ TEST_CASE("droplet: matches a plain double re-implementation of the model") {
     }
 }
 
-TEST_CASE("droplet: interleaved pairs follow the documented order (both read, then each writes)") {
-    // A small map, so that the two droplets of a pair often come within reach of each other and
-    // the order of their reads and writes matters. Each pair is droplets 0 and 1 of its own seed
-    // (a batch of two), run from the same terrain by the library and by the oracle above.
+TEST_CASE("droplet: interleaved groups of four follow the documented order (all read, then each writes)") {
+    // A small map, so that the droplets of a group often come within reach of each other and the
+    // order of their reads and writes matters. Each batch is droplets 0..5 of its own seed: a
+    // group of four (0-3), then the range's last group, a pair (4, 5), run from the same terrain
+    // by the library and by the oracle above.
     droplet_params<double> p;
     p.brush_radius = 3;
     grid<double> lib = hills<double>(20, 18, 0.7);
     gorge::droplet_eroder<double> starts(lib.view(), p);
+    constexpr int batch = 6;
     int order_mattered = 0;
     for (std::uint64_t seed = 0; seed < 120; ++seed) {
         grid<double> ref = lib, one_by_one = lib;
-        const glm::dvec2 sa = starts.serial_start(seed, 0), sb = starts.serial_start(seed, 1);
+        oracle_walker w[batch];
+        for (int i = 0; i < batch; ++i) {
+            const glm::dvec2 s = starts.serial_start(seed, std::uint64_t(i));
+            w[i] = oracle_start(s.x, s.y, p);
+        }
         droplet_options o;
         o.seed = seed;
-        const gorge::droplet_stats s = gorge::erode_droplets(lib, 2, p, o);
-        oracle_walker a{}, b{};
-        a.x = sa.x;
-        a.y = sa.y;
-        b.x = sb.x;
-        b.y = sb.y;
-        a.speed = b.speed = p.initial_speed;
-        a.water = b.water = p.initial_water;
-        oracle_pair(ref, a, b, p);
+        const gorge::droplet_stats s = gorge::erode_droplets(lib, batch, p, o);
+        oracle_quad(ref, w[0], w[1], w[2], w[3], p);
+        oracle_pair(ref, w[4], w[5], p);
         INFO("seed " << seed);
         REQUIRE(max_abs_difference(lib, ref) < 1e-10);
-        CHECK(s.eroded == Approx(a.r.eroded + b.r.eroded).epsilon(1e-9).margin(1e-14));
-        CHECK(s.deposited == Approx(a.r.deposited + b.r.deposited).epsilon(1e-9).margin(1e-14));
-        CHECK(s.outflow == Approx(a.r.outflow + b.r.outflow).epsilon(1e-9).margin(1e-14));
-        CHECK(s.left_map == std::uint64_t(a.r.end == droplet_end::left_map) + (b.r.end == droplet_end::left_map));
-        // The same droplets one after the other: where this differs, the pair order was tested.
-        oracle_droplet(one_by_one, sa.x, sa.y, p, droplet_edge::outflow);
-        oracle_droplet(one_by_one, sb.x, sb.y, p, droplet_edge::outflow);
+        double eroded = 0, deposited = 0, outflow = 0;
+        std::uint64_t left_map = 0;
+        for (const oracle_walker& x : w) {
+            eroded += x.r.eroded;
+            deposited += x.r.deposited;
+            outflow += x.r.outflow;
+            left_map += x.r.end == droplet_end::left_map ? 1 : 0;
+        }
+        CHECK(s.eroded == Approx(eroded).epsilon(1e-9).margin(1e-14));
+        CHECK(s.deposited == Approx(deposited).epsilon(1e-9).margin(1e-14));
+        CHECK(s.outflow == Approx(outflow).epsilon(1e-9).margin(1e-14));
+        CHECK(s.left_map == left_map);
+        // The same droplets one after the other: where this differs, the group order was tested.
+        for (int i = 0; i < batch; ++i) {
+            const glm::dvec2 start = starts.serial_start(seed, std::uint64_t(i));
+            oracle_droplet(one_by_one, start.x, start.y, p, droplet_edge::outflow);
+        }
         order_mattered += max_abs_difference(one_by_one, ref) > 1e-6 ? 1 : 0;
     }
     CHECK(order_mattered >= 10);

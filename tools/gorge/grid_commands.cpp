@@ -237,7 +237,7 @@ runner add_droplets(CLI::App& app) {
         ->check(CLI::IsMember({"serial", "tiled"}));
     p.add_value("threads", c->threads, "Threads of the tiled schedule (0 = all hardware threads, at most 1024)");
     p.add_value("rounds", c->rounds, "Tiled schedule: passes over the 4 colours (1..1024)");
-    p.add_value("interleave", c->interleave, "Run droplets in pairs (faster; true or false)");
+    p.add_value("interleave", c->interleave, "Run droplets in groups of four (faster; true or false)");
     return [c] { return run_droplets(*c); };
 }
 

@@ -89,18 +89,19 @@
 //     schedules visit droplets in different orders and give different (statistically alike)
 //     terrains. A map shorter than two tiles along an axis has one tile along it; a map of one
 //     tile runs on one thread.
-//   Both interleave droplets in pairs by default (droplet_options::interleave): droplets 2j and
-//   2j + 1 (counted from the start of each block of droplet_chunk droplets) take their steps
-//   together, and each joint step first moves both (reading the map) and then lets both erode or
-//   deposit (writing it), first 2j, then 2j + 1. Two independent dependency chains stay in
-//   flight, and the hard-to-predict choice between erosion and deposition of one droplet comes
-//   after the other droplet's reads in program order, so a misprediction does not throw that
-//   work away. The order of all reads and writes is fixed, so results stay deterministic; they
-//   differ from running the droplets one by one only where the two droplets of a pair come
-//   within a few cells of each other. Where the compiler has vector extensions (GCC, Clang), the
-//   two moves of a joint step run in two lanes of one 16-byte vector, lane by lane the same
-//   operations as one droplet's move (same bits). interleave = false runs droplets strictly one
-//   after another.
+//   Both interleave droplets in groups of four by default (droplet_options::interleave):
+//   droplets 4j .. 4j + 3 (counted from the start of each block of droplet_chunk droplets; a
+//   range's last group may hold fewer) take their steps together while all of them live, and
+//   each joint step first moves each of them (reading the map) and then lets each erode or
+//   deposit (writing it), in index order; once one has ended, the others finish alone, in index
+//   order. Four independent dependency chains stay in flight, and the hard-to-predict choice
+//   between erosion and deposition of one droplet comes after the other droplets' reads in
+//   program order, so a misprediction does not throw that work away. The order of all reads and
+//   writes is fixed, so results stay deterministic; they differ from running the droplets one by
+//   one only where droplets of a group come within a few cells of each other. Where the compiler
+//   has vector extensions (GCC, Clang), the four moves of a joint step of float droplets run in
+//   the four lanes of one 16-byte vector, lane by lane the same operations as one droplet's move
+//   (same bits). interleave = false runs droplets strictly one after another.
 //
 // Guarantees: deterministic for a given seed, schedule and parameters (and, tiled, any thread
 // count); no NaN or infinity for finite heights within ±droplet_height_limit<T>() (checked, as

@@ -172,11 +172,11 @@ struct droplet_options {
     /// tiled only: passes over the 4 colours, 1..1024 (default 8); more rounds mix the order of
     /// neighbouring tiles better, at one thread start and join per colour and round
     unsigned rounds = 8;
-    /// Run droplets in pairs that step together, both reading the map before either writes it
-    /// (default true; 1.4 to 1.6 times as fast on one core, see the header comment). false runs
-    /// them strictly one after another, exactly like droplet_eroder::run() called in index
-    /// order. Either is deterministic; they differ where two paired droplets meet within their
-    /// lifetimes.
+    /// Run droplets in groups of four that step together, all reading the map before any writes
+    /// it (default true; faster on one core, see the header comment of gorge/erosion/droplet.hpp).
+    /// false runs them strictly one after another, exactly like droplet_eroder::run() called in
+    /// index order. Either is deterministic; they differ where droplets of a group meet within
+    /// their lifetimes.
     bool interleave = true;
     /// Optional progress report and cancellation, called from the calling thread only with the
     /// fraction of droplets done (0..1, non-decreasing):

@@ -27,8 +27,8 @@
 namespace gorge {
 namespace detail {
 
-/// Droplets between cancellation checks (even: droplets run in pairs); progress reports come
-/// after whole chunks.
+/// Droplets between cancellation checks (a multiple of 4: droplets run in groups of four);
+/// progress reports come after whole chunks.
 constexpr std::uint64_t droplet_chunk = 256;
 /// Progress reports come every count / droplet_reports_per_run droplets, rounded up to whole
 /// chunks, but at least every droplet_report_interval_max droplets (a multiple of the chunk),

@@ -2,8 +2,9 @@
 // one step of the model of gorge/erosion/droplet.hpp split into move() (reads the map) and
 // settle() (erodes through the brush or deposits bilinearly, then updates speed and water),
 // finish() (a dying droplet drops what it carries), cache hints, and run_range(), which runs a
-// range of droplets one by one or in interleaved pairs; with vector extensions a pair's moves run
-// in the two lanes of one 16-byte vector (run_pair), the same operations per lane.
+// range of droplets one by one or in interleaved groups of four (run_group); with vector
+// extensions the moves of four float droplets run in the four lanes of one 16-byte vector
+// (run_quad), the same operations per lane.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -93,20 +94,47 @@ T droplet_max_speed() {
 }
 
 #if GORGE_DROPLET_BLOCKS
-/// Vector types of the interleaved pair (see droplet_kernel::run_pair): 16 bytes of T, and as
-/// many 32-bit integers (cell coordinates) as it has lanes.
-template <class T>
-struct droplet_pair;
-template <>
-struct droplet_pair<float> {
-    typedef float vec __attribute__((vector_size(16)));
-    typedef std::int32_t cells __attribute__((vector_size(16)));
-};
-template <>
-struct droplet_pair<double> {
-    typedef double vec __attribute__((vector_size(16)));
-    typedef std::int32_t cells __attribute__((vector_size(8)));
-};
+/// Vectors of an interleaved group of four float droplets (see droplet_kernel::run_quad): lane i
+/// holds droplet i; four floats (16 bytes), the masks of their comparisons, and four 32-bit
+/// integers (cell coordinates). Double droplets take the same steps in scalar code (four lanes of
+/// double would need 32-byte vectors, which change the calling convention without AVX).
+typedef float droplet_quad_vec __attribute__((vector_size(16)));
+typedef std::int32_t droplet_quad_cells __attribute__((vector_size(16)));
+using droplet_quad_mask = decltype(droplet_quad_vec{} < droplet_quad_vec{});
+
+/// {*p0, *p1, *p2, *p3}: four scalar loads joined by two unpacks and one move of halves.
+GORGE_FORCEINLINE droplet_quad_vec droplet_quad_load(const float* p0, const float* p1, const float* p2,
+                                                     const float* p3) {
+#if defined(__SSE2__)
+    return _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0), _mm_load_ss(p1)),
+                         _mm_unpacklo_ps(_mm_load_ss(p2), _mm_load_ss(p3)));
+#else
+    return droplet_quad_vec{*p0, *p1, *p2, *p3};
+#endif
+}
+
+/// Whether all four lanes of a comparison mask are set.
+GORGE_FORCEINLINE bool droplet_quad_all(droplet_quad_mask m) {
+#if defined(__SSE2__)
+    __m128 bits;
+    std::memcpy(&bits, &m, sizeof(bits));
+    constexpr int all_lanes = 0xF;
+    return _mm_movemask_ps(bits) == all_lanes;
+#else
+    return (m[0] & m[1] & m[2] & m[3]) != 0;
+#endif
+}
+
+/// Square root of each lane (correctly rounded, as std::sqrt).
+GORGE_FORCEINLINE droplet_quad_vec droplet_quad_sqrt(droplet_quad_vec v) {
+#if defined(__SSE2__)
+    return _mm_sqrt_ps(v);
+#else
+    droplet_quad_vec r = v;
+    for (int i = 0; i < 4; ++i) r[i] = std::sqrt(v[i]);
+    return r;
+#endif
+}
 #endif
 
 /// Position box [x0, x1) × [y0, y1) in which droplets may move.
@@ -145,6 +173,8 @@ struct droplet_state {
 template <class T>
 struct droplet_kernel {
     static constexpr std::size_t lanes = droplet_block_lanes<T>();
+    /// Droplets of an interleaved group (run_range, run_group).
+    static constexpr std::size_t group_size = 4;
 
     T* data;
     std::ptrdiff_t stride, width, height;
@@ -501,170 +531,169 @@ struct droplet_kernel {
     }
 
 #if GORGE_DROPLET_BLOCKS
-    /// Vector of T (16 bytes) whose lanes 0 and 1 hold the two droplets of an interleaved pair
-    /// (further lanes are unused); masks from its comparisons.
-    using pair_vec = typename droplet_pair<T>::vec;
-    using pair_mask = decltype(pair_vec{} < pair_vec{});
-    using pair_cells = typename droplet_pair<T>::cells;
-
-    static GORGE_FORCEINLINE pair_vec pair_splat(T v) { return pair_vec{} + v; }
-    /// {a, b} in lanes 0 and 1; further lanes repeat a (valid values, so that no lane computes
-    /// with uninitialised or subnormal data).
-    static GORGE_FORCEINLINE pair_vec pair_of(T a, T b) {
-        pair_vec v = pair_splat(a);
-        v[1] = b;
-        return v;
-    }
-    /// {*pa, *pb} in lanes 0 and 1 (further lanes 0, or *pa without SSE2).
-    static GORGE_FORCEINLINE pair_vec pair_load(const T* pa, const T* pb) {
-#if defined(__SSE2__)
-        if constexpr (std::is_same<T, float>::value)
-            return _mm_unpacklo_ps(_mm_load_ss(pa), _mm_load_ss(pb));
-        else
-            return _mm_loadh_pd(_mm_load_sd(pa), pb);
-#else
-        return pair_of(*pa, *pb);
-#endif
-    }
-    /// Whether lanes 0 and 1 of a comparison mask are both set.
-    static GORGE_FORCEINLINE bool pair_both(pair_mask m) {
-#if defined(__SSE2__)
-        if constexpr (std::is_same<T, float>::value) {
-            __m128 bits;
-            std::memcpy(&bits, &m, sizeof(bits));
-            return (_mm_movemask_ps(bits) & 3) == 3;
-        } else {
-            __m128d bits;
-            std::memcpy(&bits, &m, sizeof(bits));
-            return _mm_movemask_pd(bits) == 3;
-        }
-#else
-        return (m[0] & m[1]) != 0;
-#endif
-    }
-    /// Square root of each lane (correctly rounded, as std::sqrt).
-    static GORGE_FORCEINLINE pair_vec pair_sqrt(pair_vec v) {
-#if defined(__SSE2__)
-        if constexpr (std::is_same<T, float>::value)
-            return _mm_sqrt_ps(v);
-        else
-            return _mm_sqrt_pd(v);
-#else
-        pair_vec r = v;
-        for (std::size_t i = 0; i < 2; ++i) r[i] = std::sqrt(v[i]);
-        return r;
-#endif
-    }
-
-    /// Interleaved pair a, b in vector lanes: the arithmetic of move() for both droplets at once,
-    /// with the same operations per lane, then each droplet's exchange() (a first) and the speed
-    /// and water updates of settle(). Runs while both droplets stay inside `bounds` with a
-    /// direction; returns with a and b written back before the step where either does not (the
-    /// scalar steps take it from there), or both ended at the lifetime (finish() done, a_alive
-    /// and b_alive false). Reads and writes the map in the order of move a, move b, settle a,
-    /// settle b.
+    /// Interleaved group of four float droplets d[0..3] in the lanes of one vector: the
+    /// arithmetic of move() for all four at once, with the same operations per lane, then each
+    /// droplet's exchange() in index order and the speed and water updates of settle(). Runs
+    /// while all four stay inside `bounds` with a direction; returns with the four written back
+    /// before the step where one does not (the scalar steps of run_group take it from there), or
+    /// all four ended at the lifetime (finish() done, `alive` false). Reads and writes the map in
+    /// the order of move 0, 1, 2, 3, then settle 0, 1, 2, 3.
     template <int R>
-    GORGE_FORCEINLINE void run_pair(droplet_state<T>& a, droplet_state<T>& b, bool& a_alive, bool& b_alive) const {
-        const pair_vec one = pair_splat(T(1)), zero = {};
-        const pair_vec tiny_length2 = pair_splat(std::numeric_limits<T>::min());
-        const pair_vec max_capacity = pair_splat(droplet_max_capacity<T>()),
-                       max_speed = pair_splat(droplet_max_speed<T>());
-        const pair_vec x0 = pair_splat(bounds.x0), x1 = pair_splat(bounds.x1), y0 = pair_splat(bounds.y0),
-                       y1 = pair_splat(bounds.y1);
-        const pair_vec inertia_v = pair_splat(inertia), take_gradient_v = pair_splat(take_gradient),
-                       capacity_factor_v = pair_splat(capacity_factor), min_capacity_v = pair_splat(min_capacity),
-                       step_cells_v = pair_splat(step_cells), gravity_v = pair_splat(gravity),
-                       keep_water_v = pair_splat(keep_water);
+    GORGE_FORCEINLINE void run_quad(droplet_state<T>* d, bool& alive) const {
+        static_assert(std::is_same<T, float>::value, "four lanes of float");
+        using vec = droplet_quad_vec;
+        using cells = droplet_quad_cells;
+        const vec one = vec{} + T(1), zero = {};
+        const vec tiny_length2 = zero + std::numeric_limits<T>::min();
+        const vec max_capacity = zero + droplet_max_capacity<T>(), max_speed = zero + droplet_max_speed<T>();
+        const vec x0 = zero + bounds.x0, x1 = zero + bounds.x1, y0 = zero + bounds.y0, y1 = zero + bounds.y1;
+        const vec inertia_v = zero + inertia, take_gradient_v = zero + take_gradient,
+                  capacity_factor_v = zero + capacity_factor, min_capacity_v = zero + min_capacity,
+                  step_cells_v = zero + step_cells, gravity_v = zero + gravity, keep_water_v = zero + keep_water;
         const std::ptrdiff_t row = stride;
-        pair_vec px = pair_of(a.px, b.px), py = pair_of(a.py, b.py), dx = pair_of(a.dx, b.dx), dy = pair_of(a.dy, b.dy);
-        pair_vec speed = pair_of(a.speed, b.speed), water = pair_of(a.water, b.water);
-        pair_vec fx = pair_of(a.start_fx, b.start_fx), fy = pair_of(a.start_fy, b.start_fy);
-        std::ptrdiff_t acx = a.start_cx, acy = a.start_cy, bcx = b.start_cx, bcy = b.start_cy;
-        T a_sediment = a.sediment, b_sediment = b.sediment;
-        double a_eroded = a.out.eroded, a_deposited = a.out.deposited;
-        double b_eroded = b.out.eroded, b_deposited = b.out.deposited;
-        int step = a.step;  // the pair started together: a.step == b.step
+        vec px = {d[0].px, d[1].px, d[2].px, d[3].px}, py = {d[0].py, d[1].py, d[2].py, d[3].py};
+        vec dx = {d[0].dx, d[1].dx, d[2].dx, d[3].dx}, dy = {d[0].dy, d[1].dy, d[2].dy, d[3].dy};
+        vec speed = {d[0].speed, d[1].speed, d[2].speed, d[3].speed};
+        vec water = {d[0].water, d[1].water, d[2].water, d[3].water};
+        vec fx = {d[0].start_fx, d[1].start_fx, d[2].start_fx, d[3].start_fx};
+        vec fy = {d[0].start_fy, d[1].start_fy, d[2].start_fy, d[3].start_fy};
+        // Scalars per droplet, named (not arrays) so that they stay in registers.
+        std::ptrdiff_t cx0 = d[0].start_cx, cy0 = d[0].start_cy, cx1 = d[1].start_cx, cy1 = d[1].start_cy;
+        std::ptrdiff_t cx2 = d[2].start_cx, cy2 = d[2].start_cy, cx3 = d[3].start_cx, cy3 = d[3].start_cy;
+        T sediment0 = d[0].sediment, sediment1 = d[1].sediment, sediment2 = d[2].sediment,
+          sediment3 = d[3].sediment;
+        double eroded0 = d[0].out.eroded, eroded1 = d[1].out.eroded, eroded2 = d[2].out.eroded,
+               eroded3 = d[3].out.eroded;
+        double deposited0 = d[0].out.deposited, deposited1 = d[1].out.deposited, deposited2 = d[2].out.deposited,
+               deposited3 = d[3].out.deposited;
+        int step = d[0].step;  // the four started together
         const auto write_back = [&]() GORGE_DROPLET_LAMBDA_INLINE {
-            a.px = px[0], a.py = py[0], a.dx = dx[0], a.dy = dy[0], a.speed = speed[0], a.water = water[0];
-            b.px = px[1], b.py = py[1], b.dx = dx[1], b.dy = dy[1], b.speed = speed[1], b.water = water[1];
-            a.start_fx = fx[0], a.start_fy = fy[0], b.start_fx = fx[1], b.start_fy = fy[1];
-            a.start_cx = acx, a.start_cy = acy, b.start_cx = bcx, b.start_cy = bcy;
-            a.sediment = a_sediment, b.sediment = b_sediment;
-            a.out.eroded = a_eroded, a.out.deposited = a_deposited;
-            b.out.eroded = b_eroded, b.out.deposited = b_deposited;
-            a.step = b.step = step;
+            for (int i = 0; i < 4; ++i) {
+                d[i].px = px[i], d[i].py = py[i], d[i].dx = dx[i], d[i].dy = dy[i];
+                d[i].speed = speed[i], d[i].water = water[i], d[i].start_fx = fx[i], d[i].start_fy = fy[i];
+                d[i].step = step;
+            }
+            d[0].start_cx = cx0, d[0].start_cy = cy0, d[1].start_cx = cx1, d[1].start_cy = cy1;
+            d[2].start_cx = cx2, d[2].start_cy = cy2, d[3].start_cx = cx3, d[3].start_cy = cy3;
+            d[0].sediment = sediment0, d[1].sediment = sediment1, d[2].sediment = sediment2, d[3].sediment = sediment3;
+            d[0].out.eroded = eroded0, d[1].out.eroded = eroded1, d[2].out.eroded = eroded2, d[3].out.eroded = eroded3;
+            d[0].out.deposited = deposited0, d[1].out.deposited = deposited1;
+            d[2].out.deposited = deposited2, d[3].out.deposited = deposited3;
         };
         for (;;) {
-            // move() for both lanes.
-            const T* const acell = data + acy * row + acx;
-            const T* const bcell = data + bcy * row + bcx;
-            const pair_vec h00 = pair_load(acell, bcell), h10 = pair_load(acell + 1, bcell + 1),
-                           h01 = pair_load(acell + row, bcell + row), h11 = pair_load(acell + row + 1, bcell + row + 1);
-            const pair_vec gx = (h10 - h00) * (one - fy) + (h11 - h01) * fy;
-            const pair_vec gy = (h01 - h00) * (one - fx) + (h11 - h10) * fx;
-            const pair_vec top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
-            const pair_vec h = top + fy * (bottom - top);
+            // move() for the four lanes.
+            const T* const c0 = data + cy0 * row + cx0;
+            const T* const c1 = data + cy1 * row + cx1;
+            const T* const c2 = data + cy2 * row + cx2;
+            const T* const c3 = data + cy3 * row + cx3;
+            const vec h00 = droplet_quad_load(c0, c1, c2, c3),
+                      h10 = droplet_quad_load(c0 + 1, c1 + 1, c2 + 1, c3 + 1),
+                      h01 = droplet_quad_load(c0 + row, c1 + row, c2 + row, c3 + row),
+                      h11 = droplet_quad_load(c0 + row + 1, c1 + row + 1, c2 + row + 1, c3 + row + 1);
+            const vec gx = (h10 - h00) * (one - fy) + (h11 - h01) * fy;
+            const vec gy = (h01 - h00) * (one - fx) + (h11 - h10) * fx;
+            const vec top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
+            const vec h = top + fy * (bottom - top);
 
-            const pair_vec carry = speed * water * capacity_factor_v;
-            pair_vec ndx = dx * inertia_v - gx * take_gradient_v;
-            pair_vec ndy = dy * inertia_v - gy * take_gradient_v;
-            const pair_vec length2 = ndx * ndx + ndy * ndy;
-            const pair_vec inv_length = one / pair_sqrt(length2);
+            const vec carry = speed * water * capacity_factor_v;
+            vec ndx = dx * inertia_v - gx * take_gradient_v;
+            vec ndy = dy * inertia_v - gy * take_gradient_v;
+            const vec length2 = ndx * ndx + ndy * ndy;
+            const vec inv_length = one / droplet_quad_sqrt(length2);
             ndx *= inv_length;
             ndy *= inv_length;
-            const pair_vec nx = px + ndx * step_cells_v, ny = py + ndy * step_cells_v;
-            const pair_mask go = (length2 >= tiny_length2) & (nx >= x0) & (nx < x1) & (ny >= y0) & (ny < y1);
-            if (!pair_both(go)) {
+            const vec nx = px + ndx * step_cells_v, ny = py + ndy * step_cells_v;
+            const droplet_quad_mask go = (length2 >= tiny_length2) & (nx >= x0) & (nx < x1) & (ny >= y0) & (ny < y1);
+            if (!droplet_quad_all(go)) {
                 write_back();  // the scalar steps redo this step (move() only reads)
                 return;
             }
-            // In lanes 0 and 1, nx, ny lie in [0, width - 1) × [0, height - 1): truncation is
-            // floor, and exact in 32 bits (run_range checks the map's size); further lanes are
-            // zeroed so that every lane converts in range.
-            const pair_cells ncx = __builtin_convertvector(go ? nx : zero, pair_cells),
-                             ncy = __builtin_convertvector(go ? ny : zero, pair_cells);
-            const pair_vec nfx = nx - __builtin_convertvector(ncx, pair_vec),
-                           nfy = ny - __builtin_convertvector(ncy, pair_vec);
-            const std::ptrdiff_t ancx = ncx[0], ancy = ncy[0], bncx = ncx[1], bncy = ncy[1];
-            const T* const ancell = data + ancy * row + ancx;
-            const T* const bncell = data + bncy * row + bncx;
-            const pair_vec n00 = pair_load(ancell, bncell), n10 = pair_load(ancell + 1, bncell + 1),
-                           n01 = pair_load(ancell + row, bncell + row), n11 = pair_load(ancell + row + 1, bncell + row + 1);
-            const pair_vec ntop = n00 + nfx * (n10 - n00);
-            const pair_vec nbottom = n01 + nfx * (n11 - n01);
-            const pair_vec new_height = ntop + nfy * (nbottom - ntop);
-            const pair_vec dh = new_height - h;
-            pair_vec capacity = -dh * carry;
+            // nx, ny lie in [0, width - 1) × [0, height - 1): truncation is floor, and exact in
+            // 32 bits (run_range checks the map's size).
+            const cells ncx = __builtin_convertvector(nx, cells), ncy = __builtin_convertvector(ny, cells);
+            const vec nfx = nx - __builtin_convertvector(ncx, vec), nfy = ny - __builtin_convertvector(ncy, vec);
+            const std::ptrdiff_t ncx0 = ncx[0], ncy0 = ncy[0], ncx1 = ncx[1], ncy1 = ncy[1];
+            const std::ptrdiff_t ncx2 = ncx[2], ncy2 = ncy[2], ncx3 = ncx[3], ncy3 = ncy[3];
+            const T* const n0 = data + ncy0 * row + ncx0;
+            const T* const n1 = data + ncy1 * row + ncx1;
+            const T* const n2 = data + ncy2 * row + ncx2;
+            const T* const n3 = data + ncy3 * row + ncx3;
+            const vec n00 = droplet_quad_load(n0, n1, n2, n3),
+                      n10 = droplet_quad_load(n0 + 1, n1 + 1, n2 + 1, n3 + 1),
+                      n01 = droplet_quad_load(n0 + row, n1 + row, n2 + row, n3 + row),
+                      n11 = droplet_quad_load(n0 + row + 1, n1 + row + 1, n2 + row + 1, n3 + row + 1);
+            const vec ntop = n00 + nfx * (n10 - n00);
+            const vec nbottom = n01 + nfx * (n11 - n01);
+            const vec new_height = ntop + nfy * (nbottom - ntop);
+            const vec dh = new_height - h;
+            vec capacity = -dh * carry;
             capacity = capacity > min_capacity_v ? capacity : min_capacity_v;  // NaN (0·inf) -> floor
             capacity = capacity < max_capacity ? capacity : max_capacity;
-            prefetch_ahead(ancell, ndy[0]);
-            prefetch_ahead(bncell, ndy[1]);
+            prefetch_ahead(n0, ndy[0]);
+            prefetch_ahead(n1, ndy[1]);
+            prefetch_ahead(n2, ndy[2]);
+            prefetch_ahead(n3, ndy[3]);
 
-            // settle(): a's map exchange, then b's, then speed and water; at the lifetime a
-            // ends (its death deposit) before b's exchange, as in the scalar steps.
-            exchange<R>(a_sediment, a_eroded, a_deposited, dh[0], capacity[0], new_height[0], acx, acy, fx[0], fy[0]);
-            const std::ptrdiff_t bcx_left = bcx, bcy_left = bcy;
-            const T bfx_left = fx[1], bfy_left = fy[1];
+            // settle(): the cells left are kept for the exchanges; the state moves on.
+            const std::ptrdiff_t lx0 = cx0, ly0 = cy0, lx1 = cx1, ly1 = cy1, lx2 = cx2, ly2 = cy2, lx3 = cx3,
+                                 ly3 = cy3;
+            const vec lfx = fx, lfy = fy;
             px = nx, py = ny, dx = ndx, dy = ndy, fx = nfx, fy = nfy;
-            acx = ancx, acy = ancy, bcx = bncx, bcy = bncy;
-            const pair_vec radicand = speed * speed - dh * gravity_v;
-            const pair_vec new_speed = pair_sqrt(radicand > zero ? radicand : zero);
+            cx0 = ncx0, cy0 = ncy0, cx1 = ncx1, cy1 = ncy1, cx2 = ncx2, cy2 = ncy2, cx3 = ncx3, cy3 = ncy3;
+            const vec radicand = speed * speed - dh * gravity_v;
+            const vec new_speed = droplet_quad_sqrt(radicand > zero ? radicand : zero);
             speed = new_speed < max_speed ? new_speed : max_speed;
             water *= keep_water_v;
             if (++step == lifetime) {
+                // Each droplet's exchange, then its end (the death deposit), in index order.
                 write_back();
-                finish(a, droplet_end::lifetime);
-                exchange<R>(b.sediment, b.out.eroded, b.out.deposited, dh[1], capacity[1], new_height[1], bcx_left,
-                            bcy_left, bfx_left, bfy_left);
-                finish(b, droplet_end::lifetime);
-                a_alive = b_alive = false;
+                const std::ptrdiff_t lx[4] = {lx0, lx1, lx2, lx3}, ly[4] = {ly0, ly1, ly2, ly3};
+                for (int i = 0; i < 4; ++i) {
+                    exchange<R>(d[i].sediment, d[i].out.eroded, d[i].out.deposited, dh[i], capacity[i],
+                                new_height[i], lx[i], ly[i], lfx[i], lfy[i]);
+                    finish(d[i], droplet_end::lifetime);
+                }
+                alive = false;
                 return;
             }
-            exchange<R>(b_sediment, b_eroded, b_deposited, dh[1], capacity[1], new_height[1], bcx_left, bcy_left,
-                        bfx_left, bfy_left);
+            exchange<R>(sediment0, eroded0, deposited0, dh[0], capacity[0], new_height[0], lx0, ly0, lfx[0], lfy[0]);
+            exchange<R>(sediment1, eroded1, deposited1, dh[1], capacity[1], new_height[1], lx1, ly1, lfx[1], lfy[1]);
+            exchange<R>(sediment2, eroded2, deposited2, dh[2], capacity[2], new_height[2], lx2, ly2, lfx[2], lfy[2]);
+            exchange<R>(sediment3, eroded3, deposited3, dh[3], capacity[3], new_height[3], lx3, ly3, lfx[3], lfy[3]);
         }
     }
 #endif
+
+    /// Droplets d[0..n-1] (n <= 4) as one interleaved group: while all live, each joint step
+    /// moves each (reads the map) and then settles each that moved (writes it), in index order;
+    /// then the survivors finish alone, in index order. A full group of float droplets moves in
+    /// vector lanes (run_quad; `in_lanes`: the map's cells fit in 32 bits), which gives the same
+    /// bits as the scalar steps.
+    template <int R>
+    GORGE_FORCEINLINE void run_group(droplet_state<T>* d, std::size_t n, bool in_lanes) const {
+        bool alive[group_size] = {true, true, true, true};
+#if GORGE_DROPLET_BLOCKS
+        if constexpr (std::is_same<T, float>::value) {
+            if (n == group_size && in_lanes) {
+                bool all = true;
+                run_quad<R>(d, all);
+                if (!all) return;  // all four ended at the lifetime
+            }
+        }
+#else
+        (void)in_lanes;
+#endif
+        for (;;) {
+            bool all = true;
+            for (std::size_t i = 0; i < n; ++i) all = all && alive[i];
+            if (!all) break;
+            bool moved[group_size] = {};
+            for (std::size_t i = 0; i < n; ++i) moved[i] = move(d[i]);
+            for (std::size_t i = 0; i < n; ++i) alive[i] = moved[i] && settle<R>(d[i]);
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            while (alive[i]) alive[i] = advance<R>(d[i]);
+    }
 
     // Cache hints. Droplets start at random cells of a map that is usually larger than the
     // core's own caches, and a droplet's next brush rows are new to it whenever it changes
@@ -713,51 +742,37 @@ struct droplet_kernel {
     }
 
     /// Droplets first..last-1 of stream `seed` starting in `rect`, in index order; with
-    /// `interleave`, in pairs (first + 2j, first + 2j + 1) that step together: move a, move
-    /// b (reads), settle a, settle b (writes); the survivor finishes alone. Two independent
-    /// dependency chains keep the core busy, and the order of every read and write is fixed.
+    /// `interleave`, in groups of four (first + 4j .. first + 4j + 3; the range's last group
+    /// may be smaller) that step together (run_group): move 0, 1, 2, 3 (reads), then settle 0,
+    /// 1, 2, 3 (writes); once one has ended, the others finish alone in index order. Four
+    /// independent dependency chains keep the core busy, and the order of every read and write
+    /// is fixed.
     template <int R, class Sink>
     void run_range(std::uint64_t seed, std::uint64_t first, std::uint64_t last, const droplet_start_rect<T>& rect,
                    bool interleave, Sink& sink) const {
         std::uint64_t k = first;
-#if GORGE_DROPLET_BLOCKS
-        // run_pair converts cell coordinates in 32 bits.
-        constexpr std::ptrdiff_t lane_cells = std::numeric_limits<std::int32_t>::max();
-        const bool pairs_in_lanes = width <= lane_cells && height <= lane_cells;
-#endif
         if (interleave) {
-            // Starts of the next pair, computed once for the prefetch and the spawn.
-            glm::vec<2, T> next_a{}, next_b{};
-            if (last - k >= 2) {
-                next_a = droplet_start(seed, k, rect);
-                next_b = droplet_start(seed, k + 1, rect);
-            }
-            for (; last - k >= 2; k += 2) {
-                const glm::vec<2, T> start_a = next_a, start_b = next_b;
-                if (last - k >= 4) {
-                    next_a = droplet_start(seed, k + 2, rect);
-                    next_b = droplet_start(seed, k + 3, rect);
-                    prefetch_start(next_a);
-                    prefetch_start(next_b);
+            // run_quad converts cell coordinates in 32 bits.
+            constexpr std::ptrdiff_t lane_cells = std::numeric_limits<std::int32_t>::max();
+            const bool in_lanes = width <= lane_cells && height <= lane_cells;
+            // Starts of the next group, computed once for the prefetch and the spawn.
+            glm::vec<2, T> next[group_size] = {};
+            std::size_t next_n = static_cast<std::size_t>(std::min<std::uint64_t>(last - k, group_size));
+            for (std::size_t i = 0; i < next_n; ++i) next[i] = droplet_start(seed, k + i, rect);
+            while (k < last) {
+                const std::size_t n = next_n;
+                droplet_state<T> d[group_size];
+                for (std::size_t i = 0; i < n; ++i) d[i] = spawn(next[i]);
+                k += n;
+                next_n = static_cast<std::size_t>(std::min<std::uint64_t>(last - k, group_size));
+                for (std::size_t i = 0; i < next_n; ++i) {
+                    next[i] = droplet_start(seed, k + i, rect);
+                    prefetch_start(next[i]);
                 }
-                droplet_state<T> a = spawn(start_a), b = spawn(start_b);
-                bool a_alive = true, b_alive = true;
-#if GORGE_DROPLET_BLOCKS
-                if (pairs_in_lanes) run_pair<R>(a, b, a_alive, b_alive);
-#endif
-                while (a_alive & b_alive) {
-                    // Both droplets read the map before either writes it: the branch between
-                    // erosion and deposition of `a`, hard to predict, then comes after the
-                    // work of `b` in program order, so a misprediction no longer discards it.
-                    const bool a_moved = move(a), b_moved = move(b);
-                    a_alive = a_moved && settle<R>(a);
-                    b_alive = b_moved && settle<R>(b);
-                }
-                while (a_alive) a_alive = advance<R>(a);
-                while (b_alive) b_alive = advance<R>(b);
-                sink(a.out);
-                sink(b.out);
+                run_group<R>(d, n, in_lanes);
+                for (std::size_t i = 0; i < n; ++i) sink(d[i].out);
             }
+            return;
         }
         for (; k < last; ++k) {
             if (last - k >= 2) prefetch_start(droplet_start(seed, k + 1, rect));
@@ -837,7 +852,7 @@ droplet_kernel<T> make_droplet_kernel(grid_view<T> map, const droplet_params<T>&
 }
 
 /// Droplets first..last-1 of stream `seed` starting in `rect`, confined to `bounds`, in index
-/// order (in pairs with `interleave`), each droplet's result passed to `sink`. The kernel is
+/// order (in groups of four with `interleave`), each droplet's result passed to `sink`. The kernel is
 /// copied into a local object (see droplet_kernel); the common brush radii are compiled in (the
 /// arithmetic is identical either way).
 template <class T, class Sink>
