@@ -298,6 +298,64 @@ std::vector<std::pair<std::string, std::string>> snapshot(const std::string& dir
     return files;
 }
 
+/// Rank 0 writes `map`'s tiles into in_dir, plus an older output and a notes file into out_dir,
+/// which a failed job must leave alone; every rank waits for it.
+void write_tiles_and_old_outputs(const grid<float>& map, const gm::tile_layout& layout, const std::string& in_dir,
+                                 const std::string& out_dir) {
+    if (world_rank() == 0) {
+        for (int t = 0; t < layout.tile_count(); ++t) {
+            const gm::tile_rect r = layout.tile(t);
+            grid<float> cells(r.width, r.height);
+            for (std::ptrdiff_t y = 0; y < r.height; ++y)
+                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
+            gm::write_raw_tile(gm::raw_tile_path(in_dir, r.tx, r.ty), cells.view());
+        }
+        std::ofstream(out_dir + "/tile_0_0.gtile", std::ios::binary) << "old output";
+        std::ofstream(out_dir + "/notes.txt") << "kept";
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/// Runs a tile-file job expected to fail on tile 6 = (2, 1) of a 4 x 3 layout, owned by `owner`,
+/// and checks that every rank's job_error names that rank, the tile, `named_path` and
+/// `expect_in_message`, and that out_dir is as it was.
+template <class Job>
+void check_fails_on_tile_6(Job&& job, const std::string& out_dir, int owner, const std::string& named_path,
+                           const std::string& expect_in_message) {
+    const auto before = snapshot(out_dir);
+    std::string message;
+    int rank = -2, tile = -2;
+    try {
+        job();
+    } catch (const gm::job_error& e) {
+        message = e.what();
+        rank = e.rank();
+        tile = e.tile();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    INFO(message);
+    CHECK(rank == owner);
+    CHECK(tile == 6);
+    CHECK(message.find("rank " + std::to_string(owner) + ", tile 6 (2, 1)") != std::string::npos);
+    CHECK(message.find(named_path) != std::string::npos);
+    CHECK(message.find(expect_in_message) != std::string::npos);
+    CHECK(snapshot(out_dir) == before);  // the output directory as it was
+}
+
+/// Cells of the output tiles in out_dir that differ from `expected`, over all ranks (each rank
+/// reads the tiles it owns).
+long long output_mismatches(const gm::tile_layout& layout, const std::string& out_dir, const grid<float>& expected) {
+    long long mismatches = 0;
+    for (int t : gm::owned_tiles(world_rank(), world_size(), layout.tile_count())) {
+        const gm::tile_rect r = layout.tile(t);
+        const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir, r.tx, r.ty));
+        for (std::ptrdiff_t y = 0; y < r.height; ++y)
+            for (std::ptrdiff_t x = 0; x < r.width; ++x)
+                mismatches += same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y)) ? 0 : 1;
+    }
+    return sum_all(mismatches);
+}
+
 }  // namespace
 
 TEST_CASE("raw tile files: round trip and corrupt files", "[mpi]") {
@@ -344,19 +402,7 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
     shared_dir in_dir, out_dir;
     REQUIRE(!in_dir.path.empty());
     REQUIRE(!out_dir.path.empty());
-    if (world_rank() == 0) {
-        for (int t = 0; t < layout.tile_count(); ++t) {
-            const gm::tile_rect r = layout.tile(t);
-            grid<float> cells(r.width, r.height);
-            for (std::ptrdiff_t y = 0; y < r.height; ++y)
-                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
-            gm::write_raw_tile(gm::raw_tile_path(in_dir.path, r.tx, r.ty), cells.view());
-        }
-        // An older output that a failed job must leave alone.
-        std::ofstream(out_dir.path + "/tile_0_0.gtile", std::ios::binary) << "old output";
-        std::ofstream(out_dir.path + "/notes.txt") << "kept";
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    write_tiles_and_old_outputs(map, layout, in_dir.path, out_dir.path);
     gm::tiled_fill_options<float> options;
     options.no_data = no_data;
     const int bad_tile = 6;  // (2, 1)
@@ -364,24 +410,9 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
     const int owner = gm::tile_owner(bad_tile, world_size());
 
     auto run_failing = [&](const std::string& expect_in_message, const std::string& named_path) {
-        const auto before = snapshot(out_dir.path);
-        std::string message;
-        int rank = -2, tile = -2;
-        try {
-            gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
-        } catch (const gm::job_error& e) {
-            message = e.what();
-            rank = e.rank();
-            tile = e.tile();
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        INFO(message);
-        CHECK(rank == owner);
-        CHECK(tile == bad_tile);
-        CHECK(message.find("rank " + std::to_string(owner) + ", tile 6 (2, 1)") != std::string::npos);
-        CHECK(message.find(named_path) != std::string::npos);
-        CHECK(message.find(expect_in_message) != std::string::npos);
-        CHECK(snapshot(out_dir.path) == before);  // the output directory as it was
+        check_fails_on_tile_6(
+            [&] { gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options); },
+            out_dir.path, owner, named_path, expect_in_message);
     };
 
     SECTION("missing tile") {
@@ -443,15 +474,7 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
             gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
         CHECK(sum_all(stats.tiles) == layout.tile_count());
         MPI_Barrier(MPI_COMM_WORLD);
-        long long mismatches = 0;
-        for (int t : gm::owned_tiles(world_rank(), world_size(), layout.tile_count())) {
-            const gm::tile_rect r = layout.tile(t);
-            const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir.path, r.tx, r.ty));
-            for (std::ptrdiff_t y = 0; y < r.height; ++y)
-                for (std::ptrdiff_t x = 0; x < r.width; ++x)
-                    mismatches += same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y)) ? 0 : 1;
-        }
-        CHECK(sum_all(mismatches) == 0);
+        CHECK(output_mismatches(layout, out_dir.path, expected) == 0);
         const auto after = snapshot(out_dir.path);
         CHECK(after.size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
         for (const auto& f : after) CHECK(f.first.find(".partial") == std::string::npos);
@@ -891,42 +914,16 @@ TEST_CASE("epsilon tile files: outputs appear only when the whole job succeeds",
     shared_dir in_dir, out_dir;
     REQUIRE(!in_dir.path.empty());
     REQUIRE(!out_dir.path.empty());
-    if (world_rank() == 0) {
-        for (int t = 0; t < layout.tile_count(); ++t) {
-            const gm::tile_rect r = layout.tile(t);
-            grid<float> cells(r.width, r.height);
-            for (std::ptrdiff_t y = 0; y < r.height; ++y)
-                for (std::ptrdiff_t x = 0; x < r.width; ++x) cells.at(x, y) = map.at(r.x + x, r.y + y);
-            gm::write_raw_tile(gm::raw_tile_path(in_dir.path, r.tx, r.ty), cells.view());
-        }
-        std::ofstream(out_dir.path + "/tile_0_0.gtile", std::ios::binary) << "old output";
-        std::ofstream(out_dir.path + "/notes.txt") << "kept";
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    write_tiles_and_old_outputs(map, layout, in_dir.path, out_dir.path);
     gm::tiled_fill_options<float> options;
     options.no_data = no_data;
     const int bad_tile = 6;  // (2, 1)
     const std::string bad_path = gm::raw_tile_path(in_dir.path, 2, 1);
     const int owner = gm::tile_owner(bad_tile, world_size());
     auto run_failing = [&](const std::string& expect_in_message) {
-        const auto before = snapshot(out_dir.path);
-        std::string message;
-        int rank = -2, tile = -2;
-        try {
-            gm::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options);
-        } catch (const gm::job_error& e) {
-            message = e.what();
-            rank = e.rank();
-            tile = e.tile();
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        INFO(message);
-        CHECK(rank == owner);
-        CHECK(tile == bad_tile);
-        CHECK(message.find("rank " + std::to_string(owner) + ", tile 6 (2, 1)") != std::string::npos);
-        CHECK(message.find(bad_path) != std::string::npos);
-        CHECK(message.find(expect_in_message) != std::string::npos);
-        CHECK(snapshot(out_dir.path) == before);                         // the output directory as it was
+        check_fails_on_tile_6(
+            [&] { gm::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options); },
+            out_dir.path, owner, bad_path, expect_in_message);
         CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // staged files and directory removed
     };
     SECTION("missing tile") {
@@ -958,15 +955,7 @@ TEST_CASE("epsilon tile files: outputs appear only when the whole job succeeds",
         CHECK(sum_all(stats.tiles) == layout.tile_count());
         CHECK(stats.rounds >= 2);
         MPI_Barrier(MPI_COMM_WORLD);
-        long long mismatches = 0;
-        for (int t : gm::owned_tiles(world_rank(), world_size(), layout.tile_count())) {
-            const gm::tile_rect r = layout.tile(t);
-            const grid<float> cells = gm::read_raw_tile_float(gm::raw_tile_path(out_dir.path, r.tx, r.ty));
-            for (std::ptrdiff_t y = 0; y < r.height; ++y)
-                for (std::ptrdiff_t x = 0; x < r.width; ++x)
-                    mismatches += same_bits(cells.at(x, y), expected.at(r.x + x, r.y + y)) ? 0 : 1;
-        }
-        CHECK(sum_all(mismatches) == 0);
+        CHECK(output_mismatches(layout, out_dir.path, expected) == 0);
         CHECK(snapshot(out_dir.path).size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
         CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));
     }
