@@ -66,51 +66,68 @@ run_result run_tiled(const grid<T>& map, const grid<T>& expected, std::ptrdiff_t
     return out;
 }
 
+/// Every rank reports the same value (the rounds of an epsilon fill are collective).
+bool same_on_every_rank(int v) {
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
 struct grid_shape {
     int tiles_x, tiles_y;
 };
 
+/// The tiled fill of `kind` equals its single-machine fill bit for bit on every terrain, tile
+/// grid (1x1, 2x2, 3x2, 4x4) and both retentions.
 template <class T>
-void check_equal_to_single_machine() {
+void check_equal_to_single_machine(fill_kind fill) {
     const T no_data = T(-9999);
     const std::ptrdiff_t w = 41, h = 29;  // no tile grid below divides it evenly
     const grid_shape shapes[] = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
     const terrain kinds[] = {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats};
+    int most_rounds = 0;
     for (const terrain kind : kinds) {
         for (std::uint64_t seed = 1; seed <= 2; ++seed) {
             const grid<T> map = make_map<T>(kind, w, h, seed * 7919 + static_cast<std::uint64_t>(kind), no_data);
             gorge::fill_options<T> single;
             single.no_data = no_data;
             grid<T> expected = map;
-            const auto reference = gorge::fill_depressions(expected, single);
+            const auto reference = fill == fill_kind::plain ? gorge::fill_depressions(expected, single)
+                                                            : gorge::fill_depressions_epsilon(expected, single);
             REQUIRE(reference.raised_cells > 0);  // the map has depressions to fill
             for (std::size_t si = 0; si < 4; ++si) {
                 const grid_shape s = shapes[si];
                 // Both retentions over the shapes and seeds, alternating (to keep the test short).
-                {
-                    const gm::tile_retention keep = (si + seed) % 2 == 0 ? gm::tile_retention::keep : gm::tile_retention::recompute;
-                    INFO("terrain " << static_cast<int>(kind) << ", seed " << seed << ", tiles " << s.tiles_x << " x "
-                                    << s.tiles_y << ", recompute " << (keep == gm::tile_retention::recompute));
-                    gm::tiled_fill_options<T> options;
-                    options.no_data = no_data;
-                    options.retention = keep;
-                    options.root = world_size() - 1;  // any rank may solve the graph
-                    const run_result r = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x,
-                                                   (h + s.tiles_y - 1) / s.tiles_y, options);
-                    CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
-                    CHECK(r.mismatches == 0);
-                    CHECK(r.raised == static_cast<long long>(reference.raised_cells));
+                const gm::tile_retention keep = (si + seed) % 2 == 0 ? gm::tile_retention::keep : gm::tile_retention::recompute;
+                INFO("terrain " << static_cast<int>(kind) << ", seed " << seed << ", tiles " << s.tiles_x << " x "
+                                << s.tiles_y << ", recompute " << (keep == gm::tile_retention::recompute));
+                gm::tiled_fill_options<T> options;
+                options.no_data = no_data;
+                options.retention = keep;
+                options.root = world_size() - 1;  // any rank may solve the graph (the epsilon fill has none)
+                const run_result r = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x, (h + s.tiles_y - 1) / s.tiles_y,
+                                               options, fill);
+                CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
+                CHECK(r.mismatches == 0);
+                CHECK(r.raised == static_cast<long long>(reference.raised_cells));
+                if (fill == fill_kind::epsilon) {
+                    CHECK(same_on_every_rank(r.stats.rounds));
+                    if (s.tiles_x * s.tiles_y == 1) CHECK(r.stats.rounds == 1);  // nothing to learn from neighbours
+                    if (s.tiles_x * s.tiles_y > 1) CHECK(r.stats.rounds >= 2);   // at least one exchange that changes nothing
+                    most_rounds = std::max(most_rounds, r.stats.rounds);
                 }
             }
         }
     }
+    if (fill == fill_kind::epsilon) CHECK(most_rounds > 2);  // some map needed values from beyond its neighbouring tiles
 }
 
 }  // namespace
 
-TEST_CASE("tiled fill equals fill_depressions bit for bit (float)", "[mpi]") { check_equal_to_single_machine<float>(); }
+TEST_CASE("tiled fill equals fill_depressions bit for bit (float)", "[mpi]") { check_equal_to_single_machine<float>(fill_kind::plain); }
 
-TEST_CASE("tiled fill equals fill_depressions bit for bit (double)", "[mpi]") { check_equal_to_single_machine<double>(); }
+TEST_CASE("tiled fill equals fill_depressions bit for bit (double)", "[mpi]") { check_equal_to_single_machine<double>(fill_kind::plain); }
 
 TEST_CASE("tiled fill: NaN no-data and maps without no-data", "[mpi]") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -623,52 +640,6 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
 
 namespace {
 
-/// Every rank reports the same value (the rounds of an epsilon fill are collective).
-bool same_on_every_rank(int v) {
-    int lo = 0, hi = 0;
-    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return lo == hi;
-}
-
-template <class T>
-void check_epsilon_equal_to_single_machine() {
-    const T no_data = T(-9999);
-    const std::ptrdiff_t w = 41, h = 29;  // no tile grid below divides it evenly
-    const grid_shape shapes[] = {{1, 1}, {2, 2}, {3, 2}, {4, 4}};
-    const terrain kinds[] = {terrain::noise, terrain::smooth_pits, terrain::nested_basins, terrain::holes_and_flats};
-    int most_rounds = 0;
-    for (const terrain kind : kinds) {
-        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-            const grid<T> map = make_map<T>(kind, w, h, seed * 7919 + static_cast<std::uint64_t>(kind), no_data);
-            gorge::fill_options<T> single;
-            single.no_data = no_data;
-            grid<T> expected = map;
-            const auto reference = gorge::fill_depressions_epsilon(expected, single);
-            REQUIRE(reference.raised_cells > 0);  // the map has depressions to fill
-            for (std::size_t si = 0; si < 4; ++si) {
-                const grid_shape s = shapes[si];
-                const gm::tile_retention keep = (si + seed) % 2 == 0 ? gm::tile_retention::keep : gm::tile_retention::recompute;
-                INFO("terrain " << static_cast<int>(kind) << ", seed " << seed << ", tiles " << s.tiles_x << " x "
-                                << s.tiles_y << ", recompute " << (keep == gm::tile_retention::recompute));
-                gm::tiled_fill_options<T> options;
-                options.no_data = no_data;
-                options.retention = keep;
-                const run_result r = run_tiled(map, expected, (w + s.tiles_x - 1) / s.tiles_x, (h + s.tiles_y - 1) / s.tiles_y,
-                                               options, fill_kind::epsilon);
-                CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
-                CHECK(r.mismatches == 0);
-                CHECK(r.raised == static_cast<long long>(reference.raised_cells));
-                CHECK(same_on_every_rank(r.stats.rounds));
-                if (s.tiles_x * s.tiles_y == 1) CHECK(r.stats.rounds == 1);  // nothing to learn from neighbours
-                if (s.tiles_x * s.tiles_y > 1) CHECK(r.stats.rounds >= 2);   // at least one exchange that changes nothing
-                most_rounds = std::max(most_rounds, r.stats.rounds);
-            }
-        }
-    }
-    CHECK(most_rounds > 2);  // some map needed values from beyond its neighbouring tiles
-}
-
 /// The epsilon surface by its definition alone (fill_depressions_epsilon's header comment), as an
 /// independent reference: E = Z at outlets (map edge, next to no-data), +infinity elsewhere, then
 /// E(c) = max(Z(c), succ(min over data neighbours E(n))) swept forwards and backwards until
@@ -720,11 +691,11 @@ grid<float> epsilon_by_definition(const grid<float>& z) {
 }  // namespace
 
 TEST_CASE("tiled epsilon fill equals fill_depressions_epsilon bit for bit (float)", "[mpi][epsilon]") {
-    check_epsilon_equal_to_single_machine<float>();
+    check_equal_to_single_machine<float>(fill_kind::epsilon);
 }
 
 TEST_CASE("tiled epsilon fill equals fill_depressions_epsilon bit for bit (double)", "[mpi][epsilon]") {
-    check_epsilon_equal_to_single_machine<double>();
+    check_equal_to_single_machine<double>(fill_kind::epsilon);
 }
 
 TEST_CASE("tiled epsilon fill: NaN no-data, no no-data, tiles one cell wide", "[mpi][epsilon]") {
