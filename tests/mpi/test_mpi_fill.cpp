@@ -123,13 +123,8 @@ void check_equal_to_single_machine(fill_kind fill) {
     if (fill == fill_kind::epsilon) CHECK(most_rounds > 2);  // some map needed values from beyond its neighbouring tiles
 }
 
-}  // namespace
-
-TEST_CASE("tiled fill equals fill_depressions bit for bit (float)", "[mpi]") { check_equal_to_single_machine<float>(fill_kind::plain); }
-
-TEST_CASE("tiled fill equals fill_depressions bit for bit (double)", "[mpi]") { check_equal_to_single_machine<double>(fill_kind::plain); }
-
-TEST_CASE("tiled fill: NaN no-data and maps without no-data", "[mpi]") {
+/// The tiled fill of `fill` with a NaN no-data value and without any, down to tiles of one cell.
+void check_nan_and_no_no_data(fill_kind fill) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     grid<float> map = make_map<float>(terrain::holes_and_flats, 23, 31, 99, nan);
     gm::tiled_fill_options<float> options;
@@ -144,14 +139,26 @@ TEST_CASE("tiled fill: NaN no-data and maps without no-data", "[mpi]") {
                 if (std::isnan(map.at(x, y))) map.at(x, y) = 1.5f;
     }
     grid<float> expected = map;
-    REQUIRE(gorge::fill_depressions(expected, single).raised_cells > 0);
-    for (const grid_shape s : {grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{23, 31}}) {
+    const auto reference = fill == fill_kind::plain ? gorge::fill_depressions(expected, single)
+                                                    : gorge::fill_depressions_epsilon(expected, single);
+    REQUIRE(reference.raised_cells > 0);
+    // The last: 23 x 31 tiles of one cell each, every cell its own tile.
+    for (const grid_shape s : {grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{5, 7}, grid_shape{23, 31}}) {
+        INFO("tiles " << s.tiles_x << " x " << s.tiles_y);
         const run_result r = run_tiled(map, expected, (23 + s.tiles_x - 1) / s.tiles_x, (31 + s.tiles_y - 1) / s.tiles_y,
-                                       options);
+                                       options, fill);
         CHECK(r.mismatches == 0);
         CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
     }
 }
+
+}  // namespace
+
+TEST_CASE("tiled fill equals fill_depressions bit for bit (float)", "[mpi]") { check_equal_to_single_machine<float>(fill_kind::plain); }
+
+TEST_CASE("tiled fill equals fill_depressions bit for bit (double)", "[mpi]") { check_equal_to_single_machine<double>(fill_kind::plain); }
+
+TEST_CASE("tiled fill: NaN no-data and maps without no-data", "[mpi]") { check_nan_and_no_no_data(fill_kind::plain); }
 
 TEST_CASE("tiled fill: a basin chain through every tile drains to its only outlet in the far tile", "[mpi]") {
     // Walls (height 100) everywhere, map edge included, except a serpentine corridor along the odd
@@ -699,29 +706,7 @@ TEST_CASE("tiled epsilon fill equals fill_depressions_epsilon bit for bit (doubl
 }
 
 TEST_CASE("tiled epsilon fill: NaN no-data, no no-data, tiles one cell wide", "[mpi][epsilon]") {
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    grid<float> map = make_map<float>(terrain::holes_and_flats, 23, 31, 99, nan);
-    gm::tiled_fill_options<float> options;
-    gorge::fill_options<float> single;
-    SECTION("NaN marks no-data") {
-        options.no_data = nan;
-        single.no_data = nan;
-    }
-    SECTION("no no-data value") {
-        for (std::ptrdiff_t y = 0; y < map.height(); ++y)
-            for (std::ptrdiff_t x = 0; x < map.width(); ++x)
-                if (std::isnan(map.at(x, y))) map.at(x, y) = 1.5f;
-    }
-    grid<float> expected = map;
-    REQUIRE(gorge::fill_depressions_epsilon(expected, single).raised_cells > 0);
-    // The last: 23 x 31 tiles of one cell each, every cell its own tile.
-    for (const grid_shape s : {grid_shape{2, 2}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{5, 7}, grid_shape{23, 31}}) {
-        INFO("tiles " << s.tiles_x << " x " << s.tiles_y);
-        const run_result r = run_tiled(map, expected, (23 + s.tiles_x - 1) / s.tiles_x, (31 + s.tiles_y - 1) / s.tiles_y,
-                                       options, fill_kind::epsilon);
-        CHECK(r.mismatches == 0);
-        CHECK(r.written_tiles == s.tiles_x * s.tiles_y);
-    }
+    check_nan_and_no_no_data(fill_kind::epsilon);
 }
 
 TEST_CASE("tiled epsilon fill: flats in a basin chain through every tile drain to the only outlet, in the far tile",
