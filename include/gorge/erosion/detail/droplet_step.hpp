@@ -3,8 +3,8 @@
 // settle() (erodes through the brush or deposits bilinearly, then updates speed and water),
 // finish() (a dying droplet drops what it carries), cache hints, and run_range(), which runs a
 // range of droplets one by one or in interleaved groups of four (run_group); with vector
-// extensions the moves of four float droplets run in the four lanes of one 16-byte vector
-// (run_quad), the same operations per lane.
+// extensions the moves of the four run in the four lanes of one vector (run_quad), the same
+// operations per lane.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -94,47 +94,22 @@ T droplet_max_speed() {
 }
 
 #if GORGE_DROPLET_BLOCKS
-/// Vectors of an interleaved group of four float droplets (see droplet_kernel::run_quad): lane i
-/// holds droplet i; four floats (16 bytes), the masks of their comparisons, and four 32-bit
-/// integers (cell coordinates). Double droplets take the same steps in scalar code (four lanes of
-/// double would need 32-byte vectors, which change the calling convention without AVX).
-typedef float droplet_quad_vec __attribute__((vector_size(16)));
-typedef std::int32_t droplet_quad_cells __attribute__((vector_size(16)));
-using droplet_quad_mask = decltype(droplet_quad_vec{} < droplet_quad_vec{});
-
-/// {*p0, *p1, *p2, *p3}: four scalar loads joined by two unpacks and one move of halves.
-GORGE_FORCEINLINE droplet_quad_vec droplet_quad_load(const float* p0, const float* p1, const float* p2,
-                                                     const float* p3) {
-#if defined(__SSE2__)
-    return _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0), _mm_load_ss(p1)),
-                         _mm_unpacklo_ps(_mm_load_ss(p2), _mm_load_ss(p3)));
-#else
-    return droplet_quad_vec{*p0, *p1, *p2, *p3};
-#endif
-}
-
-/// Whether all four lanes of a comparison mask are set.
-GORGE_FORCEINLINE bool droplet_quad_all(droplet_quad_mask m) {
-#if defined(__SSE2__)
-    __m128 bits;
-    std::memcpy(&bits, &m, sizeof(bits));
-    constexpr int all_lanes = 0xF;
-    return _mm_movemask_ps(bits) == all_lanes;
-#else
-    return (m[0] & m[1] & m[2] & m[3]) != 0;
-#endif
-}
-
-/// Square root of each lane (correctly rounded, as std::sqrt).
-GORGE_FORCEINLINE droplet_quad_vec droplet_quad_sqrt(droplet_quad_vec v) {
-#if defined(__SSE2__)
-    return _mm_sqrt_ps(v);
-#else
-    droplet_quad_vec r = v;
-    for (int i = 0; i < 4; ++i) r[i] = std::sqrt(v[i]);
-    return r;
-#endif
-}
+/// Vector types of an interleaved group of four droplets (see droplet_kernel::run_quad): lane i
+/// holds droplet i; four lanes of T (16 bytes of float, 32 of double) and four 32-bit integers
+/// (cell coordinates). Values of 32-byte vectors are never passed to or returned from a
+/// function (that would change the calling convention without AVX): helpers take references.
+template <class T>
+struct droplet_quad;
+template <>
+struct droplet_quad<float> {
+    typedef float vec __attribute__((vector_size(16)));
+    typedef std::int32_t cells __attribute__((vector_size(16)));
+};
+template <>
+struct droplet_quad<double> {
+    typedef double vec __attribute__((vector_size(32)));
+    typedef std::int32_t cells __attribute__((vector_size(16)));
+};
 #endif
 
 /// Position box [x0, x1) × [y0, y1) in which droplets may move.
@@ -531,7 +506,52 @@ struct droplet_kernel {
     }
 
 #if GORGE_DROPLET_BLOCKS
-    /// Interleaved group of four float droplets d[0..3] in the lanes of one vector: the
+    using quad_vec = typename droplet_quad<T>::vec;
+    using quad_mask = decltype(quad_vec{} < quad_vec{});
+
+    /// out = {*p0, *p1, *p2, *p3} (float: four scalar loads joined by two unpacks and one move
+    /// of halves).
+    static GORGE_FORCEINLINE void quad_load(quad_vec& out, const T* p0, const T* p1, const T* p2, const T* p3) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value) {
+            out = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0), _mm_load_ss(p1)),
+                                _mm_unpacklo_ps(_mm_load_ss(p2), _mm_load_ss(p3)));
+            return;
+        }
+#endif
+        out = quad_vec{*p0, *p1, *p2, *p3};
+    }
+    /// Whether all four lanes of a comparison mask are set.
+    static GORGE_FORCEINLINE bool quad_all(const quad_mask& m) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value) {
+            __m128 bits;
+            std::memcpy(&bits, &m, sizeof(bits));
+            constexpr int all_lanes = 0xF;
+            return _mm_movemask_ps(bits) == all_lanes;
+        }
+#endif
+        return (m[0] & m[1] & m[2] & m[3]) != 0;
+    }
+    /// Square root of each lane, in place (correctly rounded, as std::sqrt).
+    static GORGE_FORCEINLINE void quad_sqrt(quad_vec& v) {
+#if defined(__SSE2__)
+        if constexpr (std::is_same<T, float>::value) {
+            v = _mm_sqrt_ps(v);
+            return;
+        } else {
+            __m128d half[2];
+            std::memcpy(half, &v, sizeof(half));
+            half[0] = _mm_sqrt_pd(half[0]);
+            half[1] = _mm_sqrt_pd(half[1]);
+            std::memcpy(&v, half, sizeof(half));
+            return;
+        }
+#endif
+        for (int i = 0; i < 4; ++i) v[i] = std::sqrt(v[i]);
+    }
+
+    /// Interleaved group of four droplets d[0..3] in the lanes of one vector: the
     /// arithmetic of move() for all four at once, with the same operations per lane, then each
     /// droplet's exchange() in index order and the speed and water updates of settle(). Runs
     /// while all four stay inside `bounds` with a direction; returns with the four written back
@@ -540,9 +560,8 @@ struct droplet_kernel {
     /// the order of move 0, 1, 2, 3, then settle 0, 1, 2, 3.
     template <int R>
     GORGE_FORCEINLINE void run_quad(droplet_state<T>* d, bool& alive) const {
-        static_assert(std::is_same<T, float>::value, "four lanes of float");
-        using vec = droplet_quad_vec;
-        using cells = droplet_quad_cells;
+        using vec = quad_vec;
+        using cells = typename droplet_quad<T>::cells;
         const vec one = vec{} + T(1), zero = {};
         const vec tiny_length2 = zero + std::numeric_limits<T>::min();
         const vec max_capacity = zero + droplet_max_capacity<T>(), max_speed = zero + droplet_max_speed<T>();
@@ -586,10 +605,11 @@ struct droplet_kernel {
             const T* const c1 = data + cy1 * row + cx1;
             const T* const c2 = data + cy2 * row + cx2;
             const T* const c3 = data + cy3 * row + cx3;
-            const vec h00 = droplet_quad_load(c0, c1, c2, c3),
-                      h10 = droplet_quad_load(c0 + 1, c1 + 1, c2 + 1, c3 + 1),
-                      h01 = droplet_quad_load(c0 + row, c1 + row, c2 + row, c3 + row),
-                      h11 = droplet_quad_load(c0 + row + 1, c1 + row + 1, c2 + row + 1, c3 + row + 1);
+            vec h00, h10, h01, h11;
+            quad_load(h00, c0, c1, c2, c3);
+            quad_load(h10, c0 + 1, c1 + 1, c2 + 1, c3 + 1);
+            quad_load(h01, c0 + row, c1 + row, c2 + row, c3 + row);
+            quad_load(h11, c0 + row + 1, c1 + row + 1, c2 + row + 1, c3 + row + 1);
             const vec gx = (h10 - h00) * (one - fy) + (h11 - h01) * fy;
             const vec gy = (h01 - h00) * (one - fx) + (h11 - h10) * fx;
             const vec top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
@@ -599,12 +619,14 @@ struct droplet_kernel {
             vec ndx = dx * inertia_v - gx * take_gradient_v;
             vec ndy = dy * inertia_v - gy * take_gradient_v;
             const vec length2 = ndx * ndx + ndy * ndy;
-            const vec inv_length = one / droplet_quad_sqrt(length2);
+            vec length = length2;
+            quad_sqrt(length);
+            const vec inv_length = one / length;
             ndx *= inv_length;
             ndy *= inv_length;
             const vec nx = px + ndx * step_cells_v, ny = py + ndy * step_cells_v;
-            const droplet_quad_mask go = (length2 >= tiny_length2) & (nx >= x0) & (nx < x1) & (ny >= y0) & (ny < y1);
-            if (!droplet_quad_all(go)) {
+            const quad_mask go = (length2 >= tiny_length2) & (nx >= x0) & (nx < x1) & (ny >= y0) & (ny < y1);
+            if (!quad_all(go)) {
                 write_back();  // the scalar steps redo this step (move() only reads)
                 return;
             }
@@ -618,10 +640,11 @@ struct droplet_kernel {
             const T* const n1 = data + ncy1 * row + ncx1;
             const T* const n2 = data + ncy2 * row + ncx2;
             const T* const n3 = data + ncy3 * row + ncx3;
-            const vec n00 = droplet_quad_load(n0, n1, n2, n3),
-                      n10 = droplet_quad_load(n0 + 1, n1 + 1, n2 + 1, n3 + 1),
-                      n01 = droplet_quad_load(n0 + row, n1 + row, n2 + row, n3 + row),
-                      n11 = droplet_quad_load(n0 + row + 1, n1 + row + 1, n2 + row + 1, n3 + row + 1);
+            vec n00, n10, n01, n11;
+            quad_load(n00, n0, n1, n2, n3);
+            quad_load(n10, n0 + 1, n1 + 1, n2 + 1, n3 + 1);
+            quad_load(n01, n0 + row, n1 + row, n2 + row, n3 + row);
+            quad_load(n11, n0 + row + 1, n1 + row + 1, n2 + row + 1, n3 + row + 1);
             const vec ntop = n00 + nfx * (n10 - n00);
             const vec nbottom = n01 + nfx * (n11 - n01);
             const vec new_height = ntop + nfy * (nbottom - ntop);
@@ -641,7 +664,8 @@ struct droplet_kernel {
             px = nx, py = ny, dx = ndx, dy = ndy, fx = nfx, fy = nfy;
             cx0 = ncx0, cy0 = ncy0, cx1 = ncx1, cy1 = ncy1, cx2 = ncx2, cy2 = ncy2, cx3 = ncx3, cy3 = ncy3;
             const vec radicand = speed * speed - dh * gravity_v;
-            const vec new_speed = droplet_quad_sqrt(radicand > zero ? radicand : zero);
+            vec new_speed = radicand > zero ? radicand : zero;
+            quad_sqrt(new_speed);
             speed = new_speed < max_speed ? new_speed : max_speed;
             water *= keep_water_v;
             if (++step == lifetime) {
@@ -666,19 +690,16 @@ struct droplet_kernel {
 
     /// Droplets d[0..n-1] (n <= 4) as one interleaved group: while all live, each joint step
     /// moves each (reads the map) and then settles each that moved (writes it), in index order;
-    /// then the survivors finish alone, in index order. A full group of float droplets moves in
-    /// vector lanes (run_quad; `in_lanes`: the map's cells fit in 32 bits), which gives the same
+    /// then the survivors finish alone, in index order. A full group moves in vector lanes (run_quad; `in_lanes`: the map's cells fit in 32 bits), which gives the same
     /// bits as the scalar steps.
     template <int R>
     GORGE_FORCEINLINE void run_group(droplet_state<T>* d, std::size_t n, bool in_lanes) const {
         bool alive[group_size] = {true, true, true, true};
 #if GORGE_DROPLET_BLOCKS
-        if constexpr (std::is_same<T, float>::value) {
-            if (n == group_size && in_lanes) {
-                bool all = true;
-                run_quad<R>(d, all);
-                if (!all) return;  // all four ended at the lifetime
-            }
+        if (n == group_size && in_lanes) {
+            bool all = true;
+            run_quad<R>(d, all);
+            if (!all) return;  // all four ended at the lifetime
         }
 #else
         (void)in_lanes;
