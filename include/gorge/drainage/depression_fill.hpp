@@ -605,6 +605,60 @@ bool fill_report(const fill_options<T>& options, double fraction, fill_stats<T>&
     return false;
 }
 
+/// Cells closed by a Priority-Flood, counted for fill_options::progress: a report every
+/// fill_progress_interval cells (each data cell is closed at most once, so the reports come at
+/// the same fractions in every fill). Unset, it costs one counter decrement per cell.
+template <class T>
+class flood_progress {
+public:
+    flood_progress(const padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats)
+        : options_(options), stats_(stats),
+          until_report_(options.progress ? fill_progress_interval : std::numeric_limits<std::size_t>::max()),
+          total_(static_cast<double>(work.data_cells)) {}
+    /// Counts one closed cell; false when cancelled.
+    bool count() {
+        if (--until_report_ != 0) return true;
+        until_report_ = fill_progress_interval;
+        settled_ += fill_progress_interval;
+        return fill_report(options_, static_cast<double>(settled_) / total_, stats_);
+    }
+
+private:
+    const fill_options<T>& options_;
+    fill_stats<T>& stats_;
+    std::size_t until_report_;
+    std::size_t settled_ = 0;
+    double total_;
+};
+
+/// Follows the cells on `trace` uphill, for both floods: an open neighbour m of traced cell t
+/// with z[m] > step(z[t]) keeps its height too, is closed (close(m); false: cancelled) and
+/// traced in turn; t waits in the priority queue only if some open neighbour is not that high
+/// (t may have to raise it). step is the identity for the plain fill, succ for the epsilon fill.
+template <class I, class T, class Key, class Step, class Close>
+bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours], std::vector<I>& trace,
+                  radix_heap<Key, I>& open, Step&& step, Close&& close) {
+    T* const z = work.z.data();
+    while (!trace.empty()) {
+        const std::size_t t = trace.back();
+        trace.pop_back();
+        const T zt = z[t];
+        const T st = step(zt);
+        bool lower_neighbour = false;
+        for (unsigned open_n = work.open_neighbours(t); open_n != 0; open_n &= open_n - 1) {
+            const std::size_t m = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(open_n)]);
+            if (z[m] > st) {
+                if (!close(m)) return false;
+                trace.push_back(static_cast<I>(m));
+            } else {
+                lower_neighbour = true;
+            }
+        }
+        if (lower_neighbour) open.push(ordered_bits(zt), static_cast<I>(t));
+    }
+    return true;
+}
+
 /// The plain Priority-Flood+ with slope tracing, after the idea of Wei, Zhou & Fu (2018),
 /// "Efficient Priority-Flood depression filling in raster digital elevation models", International
 /// Journal of Digital Earth 12(4), 415-427: a cell reached from a lower one is not in a depression
@@ -620,9 +674,7 @@ template <class I, class T>
 class traced_flood {
 public:
     traced_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats)
-        : work_(work), options_(options), stats_(stats), z_(work.z.data()),
-          until_report_(options.progress ? fill_progress_interval : std::numeric_limits<std::size_t>::max()),
-          total_(static_cast<double>(work.data_cells)) {
+        : work_(work), z_(work.z.data()), progress_(work, options, stats) {
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
 
@@ -646,14 +698,10 @@ public:
     }
 
 private:
-    /// Closes cell i. Progress counts closed cells: each data cell is closed exactly once, so
-    /// the reports come at the same fractions as the epsilon fill's. False when cancelled.
+    /// Closes cell i (each data cell exactly once). False when cancelled.
     bool close(std::size_t i) {
         work_.closed.set(i);
-        if (--until_report_ != 0) return true;
-        until_report_ = fill_progress_interval;
-        settled_ += fill_progress_interval;
-        return fill_report(options_, static_cast<double>(settled_) / total_, stats_);
+        return progress_.count();
     }
 
     /// The unvisited neighbours of c, whose spill level is `level`: those not above it are raised
@@ -674,23 +722,8 @@ private:
 
     /// Follows the traced cells uphill until the stack is empty.
     bool trace() {
-        while (!trace_.empty()) {
-            const std::size_t t = trace_.back();
-            trace_.pop_back();
-            const T zt = z_[t];
-            bool lower_neighbour = false;
-            for (unsigned open_n = work_.open_neighbours(t); open_n != 0; open_n &= open_n - 1) {
-                const std::size_t m = neighbour(t, lowest_bit(open_n));
-                if (z_[m] > zt) {
-                    if (!close(m)) return false;
-                    trace_.push_back(static_cast<I>(m));
-                } else {
-                    lower_neighbour = true;
-                }
-            }
-            if (lower_neighbour) open_.push(ordered_bits(zt), static_cast<I>(t));
-        }
-        return true;
+        return trace_uphill(work_, off_, trace_, open_, [](T zt) { return zt; },
+                            [this](std::size_t m) { return close(m); });
     }
 
     std::size_t neighbour(std::size_t c, int k) const {
@@ -698,16 +731,12 @@ private:
     }
 
     padded_heights<T>& work_;
-    const fill_options<T>& options_;
-    fill_stats<T>& stats_;
     T* z_;
+    flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     radix_heap<decltype(ordered_bits(T())), I> open_;
     pit_queue<I> pit_;
     std::vector<I> trace_;
-    std::size_t until_report_;
-    std::size_t settled_ = 0;
-    double total_;
 };
 
 /// The epsilon step succ(e) of the header comment: the next value above e (next_up; -infinity
@@ -760,10 +789,8 @@ template <class I, class T>
 class epsilon_flood {
 public:
     epsilon_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who)
-        : work_(work), options_(options), stats_(stats), who_(who), z_(work.z.data()), cells_(work.z.size()),
-          step_(options.no_data),
-          until_report_(options.progress ? fill_progress_interval : std::numeric_limits<std::size_t>::max()),
-          total_(static_cast<double>(work.data_cells)) {
+        : work_(work), who_(who), z_(work.z.data()), cells_(work.z.size()),
+          step_(options.no_data), progress_(work, options, stats) {
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
 
@@ -825,14 +852,10 @@ private:
         return true;
     }
 
-    /// Closes cell i. Progress counts closed cells (each data cell is closed at most once). False
-    /// when cancelled.
+    /// Closes cell i (each data cell at most once). False when cancelled.
     bool close(std::size_t i) {
         work_.closed.set(i);
-        if (--until_report_ != 0) return true;
-        until_report_ = fill_progress_interval;
-        settled_ += fill_progress_interval;
-        return fill_report(options_, static_cast<double>(settled_) / total_, stats_);
+        return progress_.count();
     }
 
     /// Expands map cell c of value e: settles its unsettled neighbours.
@@ -898,24 +921,7 @@ private:
     /// its height too; t waits in the priority queue only if some unsettled neighbour is not that
     /// high (t may have to raise it).
     bool trace() {
-        while (!trace_.empty()) {
-            const std::size_t t = trace_.back();
-            trace_.pop_back();
-            const T zt = z_[t];
-            const T st = step_(zt);
-            bool lower_neighbour = false;
-            for (unsigned open_n = work_.open_neighbours(t); open_n != 0; open_n &= open_n - 1) {
-                const std::size_t m = neighbour(t, lowest_bit(open_n));
-                if (z_[m] > st) {
-                    if (!close(m)) return false;
-                    trace_.push_back(static_cast<I>(m));
-                } else {
-                    lower_neighbour = true;
-                }
-            }
-            if (lower_neighbour) open_.push(ordered_bits(zt), static_cast<I>(t));
-        }
-        return true;
+        return trace_uphill(work_, off_, trace_, open_, step_, [this](std::size_t m) { return close(m); });
     }
 
     std::size_t neighbour(std::size_t c, int k) const {
@@ -923,19 +929,15 @@ private:
     }
 
     padded_heights<T>& work_;
-    const fill_options<T>& options_;
-    fill_stats<T>& stats_;
     const char* who_;
     T* z_;
     std::size_t cells_;
     epsilon_step<T> step_;
+    flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     radix_heap<key, I> open_;
     pit_queue<I> pit_;
     std::vector<I> trace_;
-    std::size_t until_report_;
-    std::size_t settled_ = 0;
-    double total_;
     bit_set* unraised_ = nullptr;
     std::vector<std::pair<key, I>>* seeds_ = nullptr;
     bool raised_any_ = false;  // the cell being expanded raised a neighbour (only with unraised_)
