@@ -85,20 +85,19 @@ private:
 /// Throws std::invalid_argument naming the parameter that is out of range or overflows.
 inline std::size_t checked_grid_span(std::ptrdiff_t width, std::ptrdiff_t height, std::ptrdiff_t stride,
                                      const char* who) {
-    const std::string prefix = std::string(who) + ": ";
-    if (width <= 0) throw std::invalid_argument(prefix + "width must be > 0, got " + std::to_string(width));
-    if (height <= 0) throw std::invalid_argument(prefix + "height must be > 0, got " + std::to_string(height));
+    // The messages are built only when thrown: views are made in hot loops.
+    auto fail = [who](const std::string& what) { throw std::invalid_argument(std::string(who) + ": " + what); };
+    if (width <= 0) fail("width must be > 0, got " + std::to_string(width));
+    if (height <= 0) fail("height must be > 0, got " + std::to_string(height));
     if (stride < width)
-        throw std::invalid_argument(prefix + "stride must be >= width, got stride " + std::to_string(stride) +
-                                    " for width " + std::to_string(width));
+        fail("stride must be >= width, got stride " + std::to_string(stride) + " for width " + std::to_string(width));
     const auto w = static_cast<std::size_t>(width), h = static_cast<std::size_t>(height),
                s = static_cast<std::size_t>(stride);
     // Index arithmetic is done in ptrdiff_t, so the span must fit there too.
     const std::size_t limit = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
     if (h - 1 > (limit - w) / s)
-        throw std::invalid_argument(prefix + "width x height (" + std::to_string(width) + " x " +
-                                    std::to_string(height) + ", stride " + std::to_string(stride) +
-                                    ") overflows the addressable size");
+        fail("width x height (" + std::to_string(width) + " x " + std::to_string(height) + ", stride " +
+             std::to_string(stride) + ") overflows the addressable size");
     return (h - 1) * s + w;
 }
 
