@@ -65,9 +65,9 @@ inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, st
     const std::ptrdiff_t side = w == 1 ? 1 : 2;
     const std::ptrdiff_t middle = (h - 2) * side;
     if (i < w + middle) {
-        const std::ptrdiff_t j = i - w;
-        y = 1 + j / side;
-        x = j % side == 0 ? 0 : w - 1;
+        const std::ptrdiff_t j = i - w;  // two cells a row (one when w == 1): no division
+        y = 1 + (w == 1 ? j : j >> 1);
+        x = w == 1 || (j & 1) == 0 ? 0 : w - 1;
         return;
     }
     x = i - w - middle, y = h - 1;
@@ -78,6 +78,63 @@ inline void perimeter_cell(std::size_t p, std::ptrdiff_t w, std::ptrdiff_t h, st
 template <class T>
 void check_data_cell(T v, const tile_rect& r, std::ptrdiff_t x, std::ptrdiff_t y, const char* who) {
     if (!std::isfinite(v)) detail::throw_not_finite(who, r.x + x, r.y + y);
+}
+
+/// Drops the tile's spill edges that the root's solve cannot need. The root computes each
+/// label's spill level as a minimax path value (the lowest, over paths to an outlet, of the
+/// highest edge on the path), and a minimum spanning forest keeps every minimax value of its
+/// graph: an edge joining two labels already joined by lower edges only offers a path no lower
+/// than theirs. So Kruskal runs over the tile's whole label graph, the edges the root adds
+/// itself (touching perimeter seeds, at the higher seed's height) included, and only the sent
+/// edges that join two parts are kept: at most one per perimeter cell, whatever the terrain.
+/// The spill levels, and so the filled map, are unchanged; the root receives and relaxes fewer
+/// edges. The outlets ("outside" and every perimeter cell labelled so) are one node: the
+/// root's solve starts them all at -infinity.
+template <class T>
+void keep_spanning_edges(local_fill<T>& t) {
+    const std::ptrdiff_t w = t.rect.width, h = t.rect.height;
+    const std::size_t nodes = 1 + perimeter_count(w, h);  // label l is node l; outside_label is 0
+    struct candidate {
+        T level;
+        label_t a, b;
+        std::uint32_t sent;  // 1 + index into t.edges, 0 for an edge the root adds itself
+    };
+    std::vector<candidate> all;
+    all.reserve(t.edges.size() + 4 * nodes);
+    for (std::size_t i = 0; i < t.edges.size(); ++i)
+        all.push_back({t.edges[i].level, t.edges[i].a, t.edges[i].b, static_cast<std::uint32_t>(i + 1)});
+    // Touching seeds (both on the perimeter, both with data): each pair once, from the cell
+    // that comes first in perimeter order.
+    for_each_perimeter_cell(w, h, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
+        const std::size_t i = t.index(x, y);
+        const label_t li = t.label[i];
+        if (li == no_label) return;
+        const std::size_t pi = perimeter_index(x, y, w, h);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            if (nx != 0 && ny != 0 && nx != w - 1 && ny != h - 1) continue;  // not a seed
+            if (perimeter_index(nx, ny, w, h) <= pi) continue;
+            const std::size_t n = t.index(nx, ny);
+            if (t.label[n] == no_label || t.label[n] == li) continue;
+            all.push_back({std::max(t.z[i], t.z[n]), li, t.label[n], 0});
+        }
+    });
+    std::sort(all.begin(), all.end(), [](const candidate& p, const candidate& q) { return p.level < q.level; });
+    std::vector<label_t> parent(nodes);
+    for (std::size_t i = 0; i < nodes; ++i) parent[i] = static_cast<label_t>(i);
+    auto find = [&](label_t v) {
+        while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
+        return v;
+    };
+    std::vector<edge<T>> kept;
+    for (const candidate& c : all) {
+        const label_t ra = find(c.a), rb = find(c.b);
+        if (ra == rb) continue;
+        parent[std::max(ra, rb)] = std::min(ra, rb);
+        if (c.sent) kept.push_back(t.edges[c.sent - 1]);
+    }
+    t.edges = std::move(kept);
 }
 
 template <class T>
@@ -184,6 +241,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
             }
             t.edges.push_back({a, b, e.second});
         }
+        keep_spanning_edges(t);
         std::sort(t.edges.begin(), t.edges.end(), [](const edge<T>& p, const edge<T>& q) {
             return p.a != q.a ? p.a < q.a : p.b < q.b;
         });
@@ -205,7 +263,7 @@ using node_t = std::uint32_t;
 /// Bytes the root's spill graph takes, as tiled_fill_options::memory_cap counts it (fill.hpp).
 template <class T>
 std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edges, std::uint64_t tiles) {
-    return perimeter_cells * (6 * sizeof(T) + 18) + inner_edges * (3 * sizeof(T) + 16) + tiles * 40;
+    return perimeter_cells * (6 * sizeof(T) + 22) + inner_edges * (3 * sizeof(T) + 16) + tiles * 40;
 }
 
 /// The root's part: the spill graph of all tiles, and the spill level of every perimeter label.
@@ -227,6 +285,10 @@ public:
         if (nodes >= std::numeric_limits<node_t>::max())
             throw std::runtime_error("gorge::mpi: more than 2^32 - 2 perimeter cells (use larger tiles)");
         z_.resize(nodes);
+        tile_of_.resize(nodes);
+        for (int t = 0; t < count; ++t)
+            std::fill(tile_of_.begin() + static_cast<std::ptrdiff_t>(base_[static_cast<std::size_t>(t)]),
+                      tile_of_.begin() + static_cast<std::ptrdiff_t>(base_[static_cast<std::size_t>(t) + 1]), static_cast<std::uint32_t>(t));
         kind_.assign(nodes, no_data_kind);
         level_.assign(nodes, std::numeric_limits<T>::infinity());
         first_.assign(nodes + 1, 0);
@@ -368,30 +430,42 @@ public:
 private:
     /// Calls f(u) for each perimeter cell u 8-adjacent to node v's cell: in other tiles, and on
     /// v's own tile's perimeter (the edges between touching seeds, which the tiles do not send).
+    /// A neighbour across a border lies in the tile next door, at the near edge of that tile: no
+    /// division on this path, which the root's solve runs for every node.
     template <class F>
     void for_each_neighbour(node_t v, F&& f) const {
-        const int t = static_cast<int>(std::upper_bound(base_.begin(), base_.end(), std::uint64_t(v)) - base_.begin()) - 1;
-        const tile_rect r = layout_.tile(t);
+        const int t = static_cast<int>(tile_of_[v]);
+        const std::ptrdiff_t tiles_x = layout_.tiles_x(), tiles_y = layout_.tiles_y();
+        const std::ptrdiff_t tx = t % tiles_x, ty = t / tiles_x;
+        auto extent = [](std::ptrdiff_t i, std::ptrdiff_t n, std::ptrdiff_t size, std::ptrdiff_t map) {
+            return i + 1 < n ? size : map - i * size;  // the last tile of a row or column may be narrower
+        };
+        const std::ptrdiff_t w = extent(tx, tiles_x, layout_.tile_width, layout_.map_width);
+        const std::ptrdiff_t h = extent(ty, tiles_y, layout_.tile_height, layout_.map_height);
         std::ptrdiff_t x = 0, y = 0;
-        perimeter_cell(v - base_[static_cast<std::size_t>(t)], r.width, r.height, x, y);
+        perimeter_cell(v - base_[static_cast<std::size_t>(t)], w, h, x, y);
         for (int k = 0; k < d8_neighbours; ++k) {
-            const std::ptrdiff_t gx = r.x + x + d8_dx[k], gy = r.y + y + d8_dy[k];
-            if (gx < 0 || gy < 0 || gx >= layout_.map_width || gy >= layout_.map_height) continue;
-            const int u = layout_.tile_at(gx, gy);
-            if (u == t) {
-                const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
-                if (nx == 0 || ny == 0 || nx == r.width - 1 || ny == r.height - 1)
-                    f(static_cast<node_t>(base_[static_cast<std::size_t>(t)] + perimeter_index(nx, ny, r.width, r.height)));
+            const std::ptrdiff_t nx = x + d8_dx[k], ny = y + d8_dy[k];
+            const int sx = nx < 0 ? -1 : (nx >= w ? 1 : 0), sy = ny < 0 ? -1 : (ny >= h ? 1 : 0);
+            if (sx == 0 && sy == 0) {
+                if (nx == 0 || ny == 0 || nx == w - 1 || ny == h - 1)
+                    f(static_cast<node_t>(base_[static_cast<std::size_t>(t)] + perimeter_index(nx, ny, w, h)));
                 continue;
             }
-            const tile_rect s = layout_.tile(u);
-            f(static_cast<node_t>(base_[static_cast<std::size_t>(u)] + perimeter_index(gx - s.x, gy - s.y, s.width, s.height)));
+            const std::ptrdiff_t ux = tx + sx, uy = ty + sy;
+            if (ux < 0 || uy < 0 || ux >= tiles_x || uy >= tiles_y) continue;  // off the map
+            const std::ptrdiff_t uw = extent(ux, tiles_x, layout_.tile_width, layout_.map_width);
+            const std::ptrdiff_t uh = extent(uy, tiles_y, layout_.tile_height, layout_.map_height);
+            const std::ptrdiff_t cx = sx < 0 ? uw - 1 : (sx > 0 ? 0 : nx), cy = sy < 0 ? uh - 1 : (sy > 0 ? 0 : ny);
+            const std::size_t u = static_cast<std::size_t>(uy * tiles_x + ux);
+            f(static_cast<node_t>(base_[u] + perimeter_index(cx, cy, uw, uh)));
         }
     }
 
     const tile_layout& layout_;
     std::vector<std::uint64_t> base_;
     std::vector<T> z_;
+    std::vector<std::uint32_t> tile_of_;  // tile number of each node
     std::vector<std::uint8_t> kind_;
     std::vector<T> level_;
     std::vector<node_t> first_;  // edges inside tiles: fewer than 2^28 (12 message bytes each)

@@ -20,6 +20,7 @@
 
 #include "gorge/drainage/depression_fill.hpp"
 #include "gorge/mpi/mpi.hpp"
+#include "gorge/noise/fractal.hpp"
 #include "support/catch.hpp"
 #include "mpi/mpi_test_maps.hpp"
 
@@ -219,6 +220,39 @@ TEST_CASE("tiled fill sends perimeter data, not tile areas", "[mpi]") {
     // Perimeter: 4 * 96 - 4 cells of (label, height) per tile, plus the spill graph.
     INFO("rank " << world_rank() << " sent " << r.stats.bytes_sent << " bytes for " << r.stats.tiles << " tiles");
     CHECK(r.stats.bytes_sent * 4 < area_bytes + (world_rank() == 0 ? area_bytes : 0) + 1);
+}
+
+TEST_CASE("tiled fill: a tile sends at most one spill edge per perimeter cell", "[mpi]") {
+    // fBm plus fine noise (the benchmark's kind of map) puts many small watersheds against each
+    // other inside a tile: its label graph has more edges than the tile has perimeter cells
+    // (about 1.2 per cell on these 128 x 128 tiles), which the spanning forest cuts to fewer
+    // than one.
+    const std::ptrdiff_t tile = 128, w = 4 * tile, h = 4 * tile;
+    grid<float> map(w, h);
+    gorge::fbm_params<float> params;
+    params.octaves = 8;
+    params.gain = 0.5f;
+    params.frequency = 4.0f;
+    rng jitter{17};
+    const float scale = 1.0f / 512.0f;
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            const glm::vec2 p(static_cast<float>(x) * scale, static_cast<float>(y) * scale);
+            map.at(x, y) = 1000.0f * gorge::fractal_sum_value(p, params, 7u) + 2.0f * static_cast<float>(jitter.uniform());
+        }
+    grid<float> expected = map;
+    gorge::fill_depressions(expected);
+    const run_result r = run_tiled(map, expected, tile, tile, gm::tiled_fill_options<float>{});
+    CHECK(r.mismatches == 0);
+    if (world_rank() != 0) {  // a rank's message: per tile, a header, the perimeter and the edges
+        const std::uint64_t perimeter = 4 * tile - 4;
+        const std::uint64_t header = sizeof(std::int32_t) + sizeof(std::uint64_t);
+        const std::uint64_t per_cell = sizeof(std::uint32_t) + sizeof(float);      // label, height
+        const std::uint64_t per_edge = 2 * sizeof(std::uint32_t) + sizeof(float);  // two labels, level
+        const std::uint64_t bound = static_cast<std::uint64_t>(r.stats.tiles) * (header + perimeter * (per_cell + per_edge));
+        INFO("rank " << world_rank() << " sent " << r.stats.bytes_sent << " bytes for " << r.stats.tiles << " tiles");
+        CHECK(r.stats.bytes_sent <= bound);
+    }
 }
 
 TEST_CASE("tiled fill: bad input", "[mpi]") {

@@ -12,7 +12,10 @@
 //      the label "outside". Where two labels meet, the flood records the lowest height at which
 //      water passes from one to the other (the spill graph);
 //   2. each rank sends only its tiles' perimeters (heights and labels) and spill graphs to the
-//      root rank: O(perimeter) bytes per tile, never O(area);
+//      root rank: O(perimeter) bytes per tile, never O(area). A tile sends only the edges of a
+//      minimum spanning forest of its label graph (Kruskal; the touching perimeter seeds, which
+//      the root joins itself, count as edges): that keeps every minimax path value, so every
+//      spill level, and bounds the edges sent by the perimeter cells, not by the terrain;
 //   3. the root joins the tiles' graphs along the tile borders and solves the global spill level
 //      of every label by a Priority-Flood over the label graph from "outside", then sends each
 //      rank the levels of its tiles' labels;
@@ -31,8 +34,8 @@
 // default): mpirun names the rank; the other ranks are stopped by MPI and throw nothing.
 //
 // Out of core. With tile_retention::recompute a rank holds one tile at a time; the root also
-// holds the spill graph, O(perimeter cells of all tiles) = O(map cells / tile side) plus the
-// watershed meetings inside tiles. tiled_fill_options::memory_cap checks both against a cap.
+// holds the spill graph, O(perimeter cells of all tiles) = O(map cells / tile side), edges
+// inside tiles included (at most one per perimeter cell). tiled_fill_options::memory_cap checks both against a cap.
 //
 // Epsilon filling across tiles (fill_depressions_epsilon_tiled): the result equals
 // gorge::fill_depressions_epsilon on the whole map, bit for bit. That fill returns the least
@@ -176,15 +179,14 @@ struct tiled_fill_options {
     ///    either retention, 3 sizeof(T) per ring cell of every tile (its ring, its perimeter and
     ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph,
     ///    so the next check is the plain fill's only;
-    ///  - the root checks the spill graph (6 sizeof(T) + 18 bytes per perimeter cell of every
+    ///  - the root checks the spill graph (6 sizeof(T) + 22 bytes per perimeter cell of every
     ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
     ///    tiles once the ranks announce their message sizes, before it receives them: job_error
-    ///    naming memory_cap otherwise ("use larger tiles"). Edges inside a tile are the pairs of
-    ///    watersheds that meet there, except pairs whose seed cells touch (the root derives
-    ///    those): about one per perimeter cell on natural terrain, more on white noise, so the
-    ///    graph takes about 70-100 bytes per perimeter cell: for square tiles of side s, about
-    ///    300 / s to 400 / s bytes per map cell. With recompute the tiles' and the graph's memory
-    ///    are not needed at once.
+    ///    naming memory_cap otherwise ("use larger tiles"). Edges inside a tile are the spanning
+    ///    forest's (step 2 above): fewer than one per perimeter cell, so the graph takes at most
+    ///    about 75 bytes per perimeter cell (float): for square tiles of side s, at most about
+    ///    300 / s bytes per map cell. With recompute the tiles' and the graph's memory are not
+    ///    needed at once.
     /// What is counted is gorge's own working memory; MPI's buffers, the caller's reader and
     /// writer and the program itself come on top. Range: 0 or >= 1.
     std::size_t memory_cap = 0;
