@@ -11,7 +11,9 @@
 // once, run many). Then all ranks fill them together (the reader copies the tile from memory:
 // the fill, not the noise or the disk, is timed) and drop the result. Rank 0 prints the wall
 // time of the tiled fill (between barriers), the CPU time of every rank during it, bytes sent
-// per rank and peak resident memory per rank; with --single it first times fill_depressions on
+// per rank, peak resident memory per rank and, from the progress events, when each rank had
+// read its last tile and when the spill levels reached it (the serial part at the root lies
+// between the slowest rank's last tile and the levels); with --single it first times fill_depressions on
 // the whole map in rank 0 and checks that the tiled result is equal bit for bit (the comparison
 // needs the whole map in rank 0's memory, so use it on sizes that fit). --epsilon times the
 // epsilon fills instead: fill_depressions_epsilon_tiled against fill_depressions_epsilon, and
@@ -176,8 +178,16 @@ int main(int argc, char* argv[]) {
     };
     gorge::mpi::tiled_fill_options<float> options;
     options.retention = recompute ? gorge::mpi::tile_retention::recompute : gorge::mpi::tile_retention::keep;
+    // Phases from the progress events: when this rank read (and filled) its last tile, and when
+    // the spill levels (plain) or the last round's surfaces (epsilon) reached it.
+    std::chrono::steady_clock::time_point t0;
+    double last_tile_read_s = 0.0, levels_s = 0.0;
+    options.progress = [&](gorge::mpi::fill_event e, int) {
+        if (e == gorge::mpi::fill_event::tile_read) last_tile_read_s = seconds_since(t0);
+        if (e == gorge::mpi::fill_event::levels_solved) levels_s = seconds_since(t0);
+    };
     MPI_Barrier(MPI_COMM_WORLD);
-    const auto t0 = std::chrono::steady_clock::now();
+    t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
     const gorge::mpi::tiled_fill_stats stats =
         epsilon ? gorge::mpi::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options)
@@ -192,11 +202,13 @@ int main(int argc, char* argv[]) {
 
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    constexpr int fields = 4;
+    constexpr int fields = 6;
     const unsigned long long mine[fields] = {static_cast<unsigned long long>(stats.bytes_sent),
                                              static_cast<unsigned long long>(usage.ru_maxrss),
                                              static_cast<unsigned long long>(generate_s * 1e6),
-                                             static_cast<unsigned long long>(cpu_s * 1e6)};
+                                             static_cast<unsigned long long>(cpu_s * 1e6),
+                                             static_cast<unsigned long long>(last_tile_read_s * 1e6),
+                                             static_cast<unsigned long long>(levels_s * 1e6)};
     std::vector<unsigned long long> all(static_cast<std::size_t>(fields * size));
     MPI_Gather(mine, fields, MPI_UNSIGNED_LONG_LONG, all.data(), fields, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
@@ -215,15 +227,24 @@ int main(int argc, char* argv[]) {
         else
             std::printf("spill graph: %llu labels, %llu edges\n", static_cast<unsigned long long>(stats.labels),
                         static_cast<unsigned long long>(stats.graph_edges));
-        double cpu_total = 0.0;
+        double cpu_total = 0.0, read_sum = 0.0, read_max = 0.0, levels_max = 0.0;
         unsigned long long sent_max = 0;
         for (int r = 0; r < size; ++r) {
             const unsigned long long* f = &all[static_cast<std::size_t>(fields * r)];
             cpu_total += static_cast<double>(f[3]) * 1e-6;
             sent_max = std::max(sent_max, f[0]);
-            std::printf("rank %d: sent %llu bytes, CPU %.3f s in the fill, peak RSS %.1f MiB\n", r, f[0],
-                        static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0);
+            const double read_s = static_cast<double>(f[4]) * 1e-6;
+            read_sum += read_s;
+            read_max = std::max(read_max, read_s);
+            levels_max = std::max(levels_max, static_cast<double>(f[5]) * 1e-6);
+            std::printf("rank %d: sent %llu bytes, CPU %.3f s in the fill, peak RSS %.1f MiB, last tile read at %.3f s, "
+                        "levels at %.3f s\n",
+                        r, f[0], static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0, read_s,
+                        static_cast<double>(f[5]) * 1e-6);
         }
+        std::printf("phases: last tile read at %.3f s (mean over ranks) / %.3f s (slowest rank), spill levels at %.3f s, "
+                    "done at %.3f s\n",
+                    read_sum / size, read_max, levels_max, tiled_s);
         std::printf("summary: %s side %td tiles %td ranks %d wall_s %.3f cpu_s_all_ranks %.3f max_bytes_sent %llu rounds %d\n",
                     epsilon ? "epsilon" : "plain", side, layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total,
                     sent_max, stats.rounds);
