@@ -1,7 +1,7 @@
 // bench_mpi_fill: depression filling of a generated world across MPI ranks (gorge::mpi) against
 // gorge::fill_depressions on the whole map in one process.
 //
-//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single] [--epsilon]
+//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single] [--epsilon] [--dynamic] [--stream]
 //                               [--write-tiles DIR | --tiles DIR]
 //
 // Each rank generates its tiles from an fBm field (8 octaves, plus white noise so that small
@@ -17,7 +17,10 @@
 // the whole map in rank 0 and checks that the tiled result is equal bit for bit (the comparison
 // needs the whole map in rank 0's memory, so use it on sizes that fit). --epsilon times the
 // epsilon fills instead: fill_depressions_epsilon_tiled against fill_depressions_epsilon, and
-// prints the rounds the tiled fill took.
+// prints the rounds the tiled fill took. --stream (with --tiles) reads each tile file inside the
+// fill, when the fill asks for it, instead of before the clock starts (timed, as a real job
+// reads). --dynamic deals the plain fill's tiles with tile_dealing::dynamic instead of
+// tile_owner; it needs --stream (no rank knows its tiles in advance).
 //
 // Strong scaling at 16384^2 (tiles of 1024^2; about 1 GiB of tiles on disk, 3 GiB of memory in
 // all ranks together with keep):
@@ -35,6 +38,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,7 +83,7 @@ int main(int argc, char* argv[]) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     std::vector<std::string> args;
-    bool single = false, epsilon = false;
+    bool single = false, epsilon = false, dynamic = false, stream = false;
     std::string write_dir, read_dir;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -86,6 +91,10 @@ int main(int argc, char* argv[]) {
             single = true;
         } else if (a == "--epsilon") {
             epsilon = true;
+        } else if (a == "--dynamic") {
+            dynamic = true;
+        } else if (a == "--stream") {
+            stream = true;
         } else if ((a == "--write-tiles" || a == "--tiles") && i + 1 < argc) {
             (a == "--tiles" ? read_dir : write_dir) = argv[++i];
         } else {
@@ -130,10 +139,22 @@ int main(int argc, char* argv[]) {
     // the reader copies them.
     double generate_s = 0.0;
     long long mismatches = 0;
+    if (!write_dir.empty()) {  // made by one rank before any writes
+        if (rank == 0) std::filesystem::create_directories(write_dir);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     std::vector<gorge::grid<float>> generated(static_cast<std::size_t>(layout.tile_count()));
     {
         const auto t0 = std::chrono::steady_clock::now();
-        for (int t : gorge::mpi::owned_tiles(rank, size, layout.tile_count())) {
+        if (dynamic && !stream) {
+            if (rank == 0) std::fprintf(stderr, "bench_mpi_fill: --dynamic needs --stream and --tiles DIR\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (stream && read_dir.empty()) {
+            if (rank == 0) std::fprintf(stderr, "bench_mpi_fill: --stream needs --tiles DIR\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        for (int t : gorge::mpi::owned_tiles(rank, size, stream ? 0 : layout.tile_count())) {
             const gorge::mpi::tile_rect r = layout.tile(t);
             gorge::grid<float>& g = generated[static_cast<std::size_t>(t)];
             if (!read_dir.empty()) {
@@ -164,6 +185,13 @@ int main(int argc, char* argv[]) {
         return 0;
     }
     const gorge::mpi::tile_reader<float> read = [&](const gorge::mpi::tile_rect& r, gorge::grid_view<float> cells) {
+        if (stream) {
+            const gorge::grid<float> file = gorge::mpi::read_raw_tile_float(gorge::mpi::raw_tile_path(read_dir, r.tx, r.ty));
+            if (file.width() != r.width || file.height() != r.height)
+                throw std::runtime_error(gorge::mpi::raw_tile_path(read_dir, r.tx, r.ty) + " does not fit the layout");
+            for (std::ptrdiff_t y = 0; y < r.height; ++y) std::copy(file.view().row(y), file.view().row(y) + r.width, cells.row(y));
+            return;
+        }
         const gorge::grid_view<const float> g = generated[static_cast<std::size_t>(r.index)].view();
         for (std::ptrdiff_t y = 0; y < r.height; ++y) std::copy(g.row(y), g.row(y) + r.width, cells.row(y));
     };
@@ -178,6 +206,7 @@ int main(int argc, char* argv[]) {
     };
     gorge::mpi::tiled_fill_options<float> options;
     options.retention = recompute ? gorge::mpi::tile_retention::recompute : gorge::mpi::tile_retention::keep;
+    options.dealing = dynamic ? gorge::mpi::tile_dealing::dynamic : gorge::mpi::tile_dealing::fixed;
     // Phases from the progress events: when this rank read (and filled) its last tile, and when
     // the spill levels (plain) or the last round's surfaces (epsilon) reached it.
     std::chrono::steady_clock::time_point t0;
@@ -212,11 +241,14 @@ int main(int argc, char* argv[]) {
     std::vector<unsigned long long> all(static_cast<std::size_t>(fields * size));
     MPI_Gather(mine, fields, MPI_UNSIGNED_LONG_LONG, all.data(), fields, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s, %s fill\n", side, layout.tiles_x(),
+        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s, %s fill, %s dealing\n", side, layout.tiles_x(),
                     layout.tiles_y(), layout.tile_width, size, recompute ? "recompute" : "keep",
-                    epsilon ? "epsilon" : "plain");
-        std::printf("tiled fill: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
-                    read_dir.empty() ? "generated in" : "read into", generate_s);
+                    epsilon ? "epsilon" : "plain", dynamic ? "dynamic" : "fixed");
+        if (stream)
+            std::printf("tiled fill: %.3f s wall (tile files read inside the fill)\n", tiled_s);
+        else
+            std::printf("tiled fill: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
+                        read_dir.empty() ? "generated in" : "read into", generate_s);
         if (single)
             std::printf("single-machine %s: %.3f s wall, %.3f s CPU (ratio tiled / single %.2f wall); "
                         "mismatching cells on rank 0's tiles: %lld\n",

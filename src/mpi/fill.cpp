@@ -266,15 +266,21 @@ std::uint64_t graph_bytes(std::uint64_t perimeter_cells, std::uint64_t inner_edg
     return perimeter_cells * (6 * sizeof(T) + 22) + inner_edges * (3 * sizeof(T) + 16) + tiles * 40;
 }
 
+/// One rank's perimeter message, or a piece of it, at the root.
+struct message_part {
+    const unsigned char* at;
+    std::size_t size;
+    int rank;  // the sender
+};
+
 /// The root's part: the spill graph of all tiles, and the spill level of every perimeter label.
 /// The graph is kept lean (O(perimeter cells) memory, a few bytes each): the joins across tile
 /// borders are not stored but found from the layout when a node is reached.
 template <class T>
 class spill_graph {
 public:
-    /// Reads the perimeter messages: parts[i] = (first byte, size); the caller frees them after.
-    spill_graph(const tile_layout& layout, const std::vector<std::pair<const unsigned char*, std::size_t>>& parts)
-        : layout_(layout) {
+    /// Reads the perimeter messages; the caller frees them after.
+    spill_graph(const tile_layout& layout, const std::vector<message_part>& parts) : layout_(layout) {
         const int count = layout.tile_count();
         base_.assign(static_cast<std::size_t>(count) + 1, 0);
         for (int t = 0; t < count; ++t) {
@@ -294,6 +300,7 @@ public:
         first_.assign(nodes + 1, 0);
         // Pass 1: perimeters, tile numbers, degrees of the edges inside tiles.
         std::vector<std::uint8_t> received(static_cast<std::size_t>(count), 0);
+        sender_.assign(static_cast<std::size_t>(count), -1);
         struct section {
             const unsigned char* at;  // the tile's edges
             const unsigned char* end;
@@ -302,12 +309,13 @@ public:
         };
         std::vector<section> edge_sections;
         for (const auto& part : parts) {
-            reader in{part.first, part.first + part.second};
+            reader in{part.at, part.at + part.size};
             while (in.p != in.end) {
                 const int t = in.get<std::int32_t>();
                 if (t < 0 || t >= count || received[static_cast<std::size_t>(t)])
                     throw std::runtime_error("gorge::mpi: malformed perimeter message (tile number)");
                 received[static_cast<std::size_t>(t)] = 1;
+                sender_[static_cast<std::size_t>(t)] = part.rank;
                 const std::uint64_t edges = in.get<std::uint64_t>();
                 const std::uint64_t b = base_[static_cast<std::size_t>(t)], n = base_[static_cast<std::size_t>(t) + 1] - b;
                 for (std::uint64_t i = 0; i < n; ++i) {
@@ -417,6 +425,9 @@ public:
         stats.graph_edges = inner_edges_ + border_edges;
     }
 
+    /// The rank that sent tile t's perimeter (and so gets its levels).
+    int sender(int t) const { return sender_[static_cast<std::size_t>(t)]; }
+
     /// Spill levels of tile t's perimeter labels (index = perimeter number), appended to `out`;
     /// -infinity for outlets, no-data cells and (should one exist) a label no path joins to an
     /// outlet, which then keeps its local fill.
@@ -466,6 +477,7 @@ private:
     std::vector<std::uint64_t> base_;
     std::vector<T> z_;
     std::vector<std::uint32_t> tile_of_;  // tile number of each node
+    std::vector<int> sender_;             // rank that sent each tile
     std::vector<std::uint8_t> kind_;
     std::vector<T> level_;
     std::vector<node_t> first_;  // edges inside tiles: fewer than 2^28 (12 message bytes each)
@@ -505,12 +517,21 @@ std::size_t finish_tile(const local_fill<T>& t, const std::vector<T>& levels, gr
 /// rank together) and returns this rank and the rank count.
 template <class T>
 void check_arguments(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read, const tile_writer<T>& write,
-                     const tiled_fill_options<T>& options, const char* who, int& rank, int& size) {
+                     const tiled_fill_options<T>& options, const char* who, bool dynamic_dealing, int& rank, int& size) {
     layout.validate();
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     if (options.root < 0 || options.root >= size)
         throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid root (must be in 0..ranks-1)");
+    if (options.dealing != tile_dealing::fixed && options.dealing != tile_dealing::dynamic)
+        throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid dealing (not a tile_dealing value)");
+    if (options.dealing == tile_dealing::dynamic && !dynamic_dealing)
+        throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid dealing (" + std::string(who) +
+                                    " deals tiles by tile_owner only: use tile_dealing::fixed)");
+    if (options.dealing == tile_dealing::dynamic && options.retention == tile_retention::keep && options.memory_cap != 0)
+        throw std::invalid_argument(
+            "gorge::mpi::tiled_fill_options: invalid dealing (tile_dealing::dynamic with tile_retention::keep and a "
+            "memory_cap: a rank could keep more tiles than the cap allows; use tile_dealing::fixed or tile_retention::recompute)");
     if (!read) throw std::invalid_argument(std::string(who) + ": invalid read (empty function)");
     if (!write) throw std::invalid_argument(std::string(who) + ": invalid write (empty function)");
 }
@@ -555,18 +576,60 @@ std::uint64_t check_tile_memory(const tile_layout& layout, int rank, int size, s
     return kept_of[static_cast<std::size_t>(rank)];
 }
 
+/// The dynamic dealer (tile_dealing::dynamic): a tile counter in a one-int window on the root,
+/// which every rank advances with MPI_Fetch_and_op in one passive-target epoch, so that no rank
+/// waits for the root to answer. Collective to make and to close; close() must be reached by
+/// every rank (the callers catch every failure in between).
+class tile_counter {
+public:
+    tile_counter(MPI_Comm comm, int root) : root_(root) {
+        int rank = 0;
+        check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+        const MPI_Aint bytes = rank == root ? static_cast<MPI_Aint>(sizeof(int)) : 0;
+        check_mpi(MPI_Win_allocate(bytes, static_cast<int>(sizeof(int)), MPI_INFO_NULL, comm, &base_, &window_),
+                  "MPI_Win_allocate");
+        if (rank == root) *static_cast<int*>(base_) = 0;
+        check_mpi(MPI_Win_lock_all(0, window_), "MPI_Win_lock_all");
+        check_mpi(MPI_Win_sync(window_), "MPI_Win_sync");  // the root's 0 is public before any rank takes
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    }
+    tile_counter(const tile_counter&) = delete;
+    tile_counter& operator=(const tile_counter&) = delete;
+
+    /// The next tile number (counts up from 0 over all ranks; >= the tile count once all are taken).
+    int next() {
+        const int one = 1;
+        int taken = 0;
+        check_mpi(MPI_Fetch_and_op(&one, &taken, MPI_INT, root_, 0, MPI_SUM, window_), "MPI_Fetch_and_op");
+        check_mpi(MPI_Win_flush(root_, window_), "MPI_Win_flush");
+        return taken;
+    }
+    /// Collective: ends the epoch and frees the window.
+    void close() {
+        check_mpi(MPI_Win_unlock_all(window_), "MPI_Win_unlock_all");
+        check_mpi(MPI_Win_free(&window_), "MPI_Win_free");
+    }
+
+private:
+    int root_;
+    void* base_ = nullptr;
+    MPI_Win window_ = MPI_WIN_NULL;
+};
+
 template <class T>
 tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const tile_reader<T>& read,
                                 const tile_writer<T>& write, const tiled_fill_options<T>& options) {
     int rank = 0, size = 0;
-    check_arguments(comm, layout, read, write, options, "gorge::mpi::fill_depressions_tiled", rank, size);
+    check_arguments(comm, layout, read, write, options, "gorge::mpi::fill_depressions_tiled", true, rank, size);
     const int root = options.root;
     const int count = layout.tile_count();
     tiled_fill_stats stats;
     failure fail;
 
-    const std::vector<int> mine = owned_tiles(rank, size, count);
-    stats.tiles = static_cast<int>(mine.size());
+    // The tiles this rank fills, in increasing order: known now (fixed dealing) or taken one by
+    // one in step 1 (dynamic dealing).
+    const bool dynamic = options.dealing == tile_dealing::dynamic;
+    std::vector<int> mine = dynamic ? std::vector<int>() : owned_tiles(rank, size, count);
 
     // Memory cap: the largest tile's working set, and the kept tiles (fill.hpp).
     const bool keep = options.retention == tile_retention::keep;
@@ -591,9 +654,17 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     std::vector<std::vector<unsigned char>> chunks;
     std::size_t message_bytes = 0;
     int current = -1;
+    std::unique_ptr<tile_counter> counter;
+    if (dynamic) counter = std::make_unique<tile_counter>(comm, root);
+    std::size_t fixed_next = 0;
+    auto next_tile = [&]() -> int {  // count when this rank has no more tiles
+        if (dynamic) return std::min(counter->next(), count);
+        return fixed_next < mine.size() ? mine[fixed_next++] : count;
+    };
     try {
-        for (int t : mine) {
+        for (int t = next_tile(); t < count; t = next_tile()) {
             current = t;
+            if (dynamic) mine.push_back(t);
             local_fill<T> lf;
             load_and_flood(t, lf, true);
             const std::ptrdiff_t w = lf.rect.width, h = lf.rect.height;
@@ -625,6 +696,8 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     } catch (const std::exception& e) {
         fail.record(current, e.what());
     }
+    if (counter) counter->close();
+    stats.tiles = static_cast<int>(mine.size());
     agree(comm, fail, layout);
 
     // Step 2: gather at the root.
@@ -695,19 +768,26 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     std::vector<int> level_counts, level_displs;
     if (rank == root) {
         try {
-            std::vector<std::pair<const unsigned char*, std::size_t>> parts;
-            for (const std::vector<unsigned char>& c : chunks) parts.emplace_back(c.data(), c.size());
-            parts.emplace_back(all.data(), all.size());
+            std::vector<message_part> parts;
+            for (int r = 0; r < size; ++r) {
+                const std::size_t i = static_cast<std::size_t>(r);
+                if (r == root)
+                    for (const std::vector<unsigned char>& c : chunks) parts.push_back({c.data(), c.size(), r});
+                else
+                    parts.push_back({all.data() + displs[i], static_cast<std::size_t>(counts[i]), r});
+            }
             spill_graph<T> graph(layout, parts);
             chunks = std::vector<std::vector<unsigned char>>();
             all = std::vector<unsigned char>();
             graph.solve(stats);
             level_counts.assign(static_cast<std::size_t>(size), 0);
             level_displs.assign(static_cast<std::size_t>(size), 0);
+            std::vector<std::vector<int>> tiles_of(static_cast<std::size_t>(size));  // in increasing order
+            for (int t = 0; t < count; ++t) tiles_of[static_cast<std::size_t>(graph.sender(t))].push_back(t);
             writer w;
             for (int r = 0; r < size; ++r) {
                 const std::size_t start = w.bytes.size();
-                for (int t : owned_tiles(r, size, count)) graph.put_levels(t, w);
+                for (int t : tiles_of[static_cast<std::size_t>(r)]) graph.put_levels(t, w);
                 level_displs[static_cast<std::size_t>(r)] = as_count(start, "the spill levels");
                 level_counts[static_cast<std::size_t>(r)] = as_count(w.bytes.size() - start, "the spill levels");
                 if (r != root) stats.bytes_sent += w.bytes.size() - start;
@@ -875,7 +955,7 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                                    const tile_writer<T>& write, const tiled_fill_options<T>& options) {
     static const char* const who = "gorge::mpi::fill_depressions_epsilon_tiled";
     int rank = 0, size = 0;
-    check_arguments(comm, layout, read, write, options, who, rank, size);
+    check_arguments(comm, layout, read, write, options, who, false, rank, size);
     const int count = layout.tile_count();
     tiled_fill_stats stats;
     failure fail;

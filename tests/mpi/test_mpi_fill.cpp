@@ -284,6 +284,32 @@ TEST_CASE("tiled fill: bad input", "[mpi]") {
         }
         CHECK(message.find("root") != std::string::npos);
     }
+    SECTION("dealing") {
+        layout.tile_height = 5;
+        auto message_of = [&](const gm::tiled_fill_options<float>& options, bool epsilon) {
+            try {
+                if (epsilon)
+                    gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options);
+                else
+                    gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        gm::tiled_fill_options<float> options;
+        options.dealing = static_cast<gm::tile_dealing>(7);
+        CHECK(message_of(options, false).find("invalid dealing") != std::string::npos);
+        options.dealing = gm::tile_dealing::dynamic;
+        options.memory_cap = std::size_t(1) << 30;  // keep (the default) and a cap: refused
+        CHECK(message_of(options, false).find("invalid dealing") != std::string::npos);
+        options.memory_cap = 0;
+        CHECK(message_of(options, true).find("invalid dealing") != std::string::npos);  // the epsilon fill: fixed only
+        CHECK(message_of(options, false).empty());
+        options.retention = gm::tile_retention::recompute;
+        options.memory_cap = std::size_t(1) << 30;
+        CHECK(message_of(options, false).empty());
+    }
     SECTION("a non-finite cell names its rank and tile on every rank") {
         layout.tile_height = 5;
         grid<float> bad = map;
@@ -537,6 +563,58 @@ TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]"
         CHECK(after.size() == static_cast<std::size_t>(layout.tile_count()) + 1);  // the tiles and notes.txt
         for (const auto& f : after) CHECK(f.first.find(".partial") == std::string::npos);
         CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));  // removed once empty
+    }
+    SECTION("success with dynamic dealing and recompute under a memory cap") {
+        gm::tiled_fill_options<float> dynamic = options;
+        dynamic.dealing = gm::tile_dealing::dynamic;
+        dynamic.retention = gm::tile_retention::recompute;
+        dynamic.memory_cap = std::size_t(1) << 20;
+        const gm::tiled_fill_stats stats =
+            gm::fill_depressions_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, dynamic);
+        CHECK(sum_all(stats.tiles) == layout.tile_count());
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(output_mismatches(layout, out_dir.path, expected) == 0);
+        CHECK(snapshot(out_dir.path).size() == static_cast<std::size_t>(layout.tile_count()) + 1);
+        CHECK(!std::filesystem::exists(gm::staging_dir(out_dir.path)));
+    }
+}
+
+TEST_CASE("tiled fill, dynamic dealing: the same map; every tile read and written once, by one rank", "[mpi]") {
+    const std::ptrdiff_t w = 37, h = 29;
+    const float no_data = -9999.0f;
+    int case_number = 0;
+    for (const terrain kind : {terrain::noise, terrain::nested_basins, terrain::holes_and_flats}) {
+        const grid<float> map = make_map<float>(kind, w, h, 5 + static_cast<std::uint64_t>(kind), no_data);
+        grid<float> expected = map;
+        gorge::fill_options<float> single;
+        single.no_data = no_data;
+        gorge::fill_depressions(expected, single);
+        for (const grid_shape s : {grid_shape{1, 1}, grid_shape{3, 2}, grid_shape{4, 4}, grid_shape{5, 7}}) {
+            const std::ptrdiff_t tw = (w + s.tiles_x - 1) / s.tiles_x, th = (h + s.tiles_y - 1) / s.tiles_y;
+            const int tiles = gm::tile_layout{w, h, tw, th}.tile_count();
+            ++case_number;
+            INFO("terrain " << static_cast<int>(kind) << ", tiles " << s.tiles_x << " x " << s.tiles_y);
+            gm::tiled_fill_options<float> options;
+            options.no_data = no_data;
+            options.dealing = gm::tile_dealing::dynamic;
+            options.retention = case_number % 2 == 0 ? gm::tile_retention::keep : gm::tile_retention::recompute;
+            options.root = case_number % world_size();
+            std::vector<int> read_tiles, written_tiles;
+            options.progress = [&](gm::fill_event e, int t) {
+                if (e == gm::fill_event::tile_read) read_tiles.push_back(t);
+                if (e == gm::fill_event::tile_written) written_tiles.push_back(t);
+            };
+            const run_result r = run_tiled(map, expected, tw, th, options);
+            CHECK(r.mismatches == 0);
+            CHECK(r.written_tiles == tiles);
+            CHECK(r.stats.tiles == static_cast<int>(read_tiles.size()));
+            CHECK(std::is_sorted(read_tiles.begin(), read_tiles.end()));
+            CHECK(written_tiles == read_tiles);  // a rank finishes the tiles it filled
+            std::vector<int> times_read(static_cast<std::size_t>(tiles), 0);
+            for (int t : read_tiles) times_read[static_cast<std::size_t>(t)] += 1;
+            MPI_Allreduce(MPI_IN_PLACE, times_read.data(), tiles, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(std::count(times_read.begin(), times_read.end(), 1) == tiles);
+        }
     }
 }
 

@@ -137,6 +137,18 @@ enum class tile_retention : std::uint8_t {
                 ///< round in which its ring changed): one tile in memory at a time
 };
 
+/// How the plain tiled fill deals tiles to ranks.
+enum class tile_dealing : std::uint8_t {
+    fixed,    ///< by tile_owner (tiled_world.hpp): every tile's rank is known in advance and the
+              ///< same in every run (node-local tile files, a failing tile's rank); default
+    dynamic,  ///< each rank takes the next tile from a counter on the root (MPI one-sided
+              ///< atomics, MPI_Fetch_and_op) when it has filled the last one, so slower tiles and
+              ///< slower cores are evened out. Which rank handles a tile then differs between
+              ///< runs; the filled map does not. Refused with tile_retention::keep and a
+              ///< memory_cap (a rank may keep more tiles than its tile_owner share), and by the
+              ///< epsilon fills, whose rounds pair each tile with its fixed rank
+};
+
 /// Moments of a tiled fill reported to tiled_fill_options::progress, in this order per rank.
 enum class fill_event : std::uint8_t {
     tile_read,       ///< a tile was read and filled on its own (step 1; epsilon: round 0); once per tile
@@ -168,6 +180,9 @@ struct tiled_fill_options {
     /// The rank that solves the spill graph (the epsilon fill has none and ignores it). Default 0;
     /// 0 <= root < ranks.
     int root = 0;
+    /// Which rank fills which tile; default fixed (tile_dealing). The plain fill's speed-up from
+    /// dynamic grows with the spread of tile costs and core speeds.
+    tile_dealing dealing = tile_dealing::fixed;
     /// Largest working memory one rank may use, in bytes; 0 (default) = no cap. When set:
     ///  - before any communication, every rank checks that its largest tile's working set
     ///    (tiled_fill_bytes_per_cell<T> per cell of the tile padded by one cell on each side)
