@@ -44,6 +44,8 @@ constexpr float two_over_pi = 0.636619772367581343f;
 /// Adding 1.5 * 2^23 rounds a float of magnitude < 2^22 to an integer held in the low mantissa
 /// bits (round to nearest even, branch-free and the same in every lane).
 constexpr float round_magic = 12582912.0f;
+/// The sign bit of a float.
+constexpr std::uint32_t float_sign_mask = 0x80000000u;
 
 // Cephes sinf / cosf minimax coefficients on [-pi/4, pi/4].
 constexpr float sin_c1 = -1.6666654611e-1f;
@@ -68,16 +70,22 @@ GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<floa
     const F z = r * r;
     const F ps = r + r * z * (F(sin_c1) + z * (F(sin_c2) + z * F(sin_c3)));
     const F pc = F(1) - F(0.5f) * z + z * z * (F(cos_c1) + z * (F(cos_c2) + z * F(cos_c3)));
-    // sin(r + k pi/2): quadrant 0 ( ps,  pc), 1 ( pc, -ps), 2 (-ps, -pc), 3 (-pc,  ps).
+    // sin(r + k pi/2): quadrant 0 ( ps,  pc), 1 ( pc, -ps), 2 (-ps, -pc), 3 (-pc,  ps). The swap of
+    // odd quadrants and the signs are bit operations on k's two low bits, moved to the sign bit by
+    // shifts (no other integer constants): swap is all ones where k is odd, and ps ^ t, pc ^ t with
+    // t = (ps ^ pc) & swap exchange the two there; sin is negative in quadrants 2 and 3 (bit 1),
+    // cos in quadrants 1 and 2 (bit 1 xor bit 0).
     using I = xsimd::batch<std::int32_t, A>;
-    const auto odd = xsimd::bool_cast(xsimd::bitwise_cast<I>(k & U(1u)) != I(0));
-    const U sin_sign = (k & U(2u)) << 30;
-    const U cos_sign = ((k + U(1u)) & U(2u)) << 30;
-    s = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(xsimd::select(odd, pc, ps)) ^ sin_sign);
-    c = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(xsimd::select(odd, ps, pc)) ^ cos_sign);
+    const U bit1_at_sign = k << 30, bit0_at_sign = k << 31;
+    const U sign_mask(float_sign_mask);
+    const U swap = xsimd::bitwise_cast<U>(xsimd::bitwise_cast<I>(bit0_at_sign) >> 31);
+    const U ps_bits = xsimd::bitwise_cast<U>(ps), pc_bits = xsimd::bitwise_cast<U>(pc);
+    const U t = (ps_bits ^ pc_bits) & swap;
+    s = xsimd::bitwise_cast<F>(ps_bits ^ t ^ (bit1_at_sign & sign_mask));
+    c = xsimd::bitwise_cast<F>(pc_bits ^ t ^ ((bit1_at_sign ^ bit0_at_sign) & sign_mask));
 
-    const auto far = !(xsimd::abs(x) <= F(sincos_reduction_limit));  // also NaN and infinities
-    if (xsimd::any(far)) {
+    // Every lane within the limit (false for NaN and infinities) is the usual case.
+    if (!xsimd::all(xsimd::abs(x) <= F(sincos_reduction_limit))) {
         constexpr std::size_t n = F::size;
         alignas(A::alignment()) float xs[n], ss[n], cs[n];
         x.store_aligned(xs);
