@@ -83,10 +83,14 @@ int main(int argc, char* argv[]) {
         }
         MPI_Barrier(MPI_COMM_WORLD);
 
-        // 2. Fill across ranks.
+        // 2. Fill across ranks. The plain fill deals tiles at run time (the tile files are on a
+        // disk every rank sees); the epsilon fill pairs each tile with its fixed rank.
+        gorge::mpi::tiled_fill_options<float> plain_options;
+        plain_options.dealing = gorge::mpi::tile_dealing::dynamic;
         const gorge::mpi::tiled_fill_stats fill =
             epsilon ? gorge::mpi::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled")
-                    : gorge::mpi::fill_depressions_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled");
+                    : gorge::mpi::fill_depressions_tile_files(MPI_COMM_WORLD, layout, "world/heights", "world/filled",
+                                                              plain_options);
 
         // 3. Route across ranks; river tiles.
         const gorge::mpi::tile_reader<float> read_filled = [](const gorge::mpi::tile_rect& r, gorge::grid_view<float> cells) {
