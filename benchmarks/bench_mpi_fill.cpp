@@ -1,7 +1,7 @@
 // bench_mpi_fill: depression filling of a generated world across MPI ranks (gorge::mpi) against
 // gorge::fill_depressions on the whole map in one process.
 //
-//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single] [--epsilon] [--dynamic] [--stream]
+//   mpirun -np N bench_mpi_fill [side] [tiles_per_side] [keep|recompute] [--single] [--epsilon] [--dynamic] [--stream] [--flow]
 //                               [--write-tiles DIR | --tiles DIR]
 //
 // Each rank generates its tiles from an fBm field (8 octaves, plus white noise so that small
@@ -20,7 +20,9 @@
 // prints the rounds the tiled fill took. --stream (with --tiles) reads each tile file inside the
 // fill, when the fill asks for it, instead of before the clock starts (timed, as a real job
 // reads). --dynamic deals the plain fill's tiles with tile_dealing::dynamic instead of
-// tile_owner; it needs --stream (no rank knows its tiles in advance).
+// tile_owner; it needs --stream (no rank knows its tiles in advance). --flow times
+// flow_accumulation_tiled (D8 directions and accumulation across tiles) on the same tiles
+// instead of a fill (no --single comparison; tests/mpi compares it with the single machine).
 //
 // Strong scaling at 16384^2 (tiles of 1024^2; about 1 GiB of tiles on disk, 3 GiB of memory in
 // all ranks together with keep):
@@ -83,7 +85,7 @@ int main(int argc, char* argv[]) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     std::vector<std::string> args;
-    bool single = false, epsilon = false, dynamic = false, stream = false;
+    bool single = false, epsilon = false, dynamic = false, stream = false, flow = false;
     std::string write_dir, read_dir;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -91,6 +93,8 @@ int main(int argc, char* argv[]) {
             single = true;
         } else if (a == "--epsilon") {
             epsilon = true;
+        } else if (a == "--flow") {
+            flow = true;
         } else if (a == "--dynamic") {
             dynamic = true;
         } else if (a == "--stream") {
@@ -146,6 +150,10 @@ int main(int argc, char* argv[]) {
     std::vector<gorge::grid<float>> generated(static_cast<std::size_t>(layout.tile_count()));
     {
         const auto t0 = std::chrono::steady_clock::now();
+        if (flow && (single || epsilon || dynamic)) {
+            if (rank == 0) std::fprintf(stderr, "bench_mpi_fill: --flow goes with none of --single, --epsilon, --dynamic\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
         if (dynamic && !stream) {
             if (rank == 0) std::fprintf(stderr, "bench_mpi_fill: --dynamic needs --stream and --tiles DIR\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -218,9 +226,20 @@ int main(int argc, char* argv[]) {
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
-    const gorge::mpi::tiled_fill_stats stats =
-        epsilon ? gorge::mpi::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options)
-                : gorge::mpi::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    gorge::mpi::tiled_fill_stats stats;
+    if (flow) {
+        gorge::mpi::tiled_flow_options<float> flow_options;
+        flow_options.retention = options.retention;
+        const gorge::mpi::flow_tile_writer drop = [](const gorge::mpi::tile_rect&, gorge::grid_view<const std::uint8_t>,
+                                                     gorge::grid_view<const std::uint32_t>) {};
+        const gorge::mpi::tiled_flow_stats f = gorge::mpi::flow_accumulation_tiled(MPI_COMM_WORLD, layout, read, drop, flow_options);
+        stats.tiles = f.tiles;
+        stats.bytes_sent = f.bytes_sent;
+        stats.labels = f.links;
+    } else {
+        stats = epsilon ? gorge::mpi::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options)
+                        : gorge::mpi::fill_depressions_tiled(MPI_COMM_WORLD, layout, read, write, options);
+    }
     const double cpu_s = cpu_seconds() - cpu0;  // before the barrier: MPI's barrier may spin
     MPI_Barrier(MPI_COMM_WORLD);
     const double tiled_s = seconds_since(t0);
@@ -241,20 +260,23 @@ int main(int argc, char* argv[]) {
     std::vector<unsigned long long> all(static_cast<std::size_t>(fields * size));
     MPI_Gather(mine, fields, MPI_UNSIGNED_LONG_LONG, all.data(), fields, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s, %s fill, %s dealing\n", side, layout.tiles_x(),
-                    layout.tiles_y(), layout.tile_width, size, recompute ? "recompute" : "keep",
-                    epsilon ? "epsilon" : "plain", dynamic ? "dynamic" : "fixed");
+        const char* kind = flow ? "flow accumulation" : (epsilon ? "epsilon fill" : "plain fill");
+        std::printf("%td^2 cells, %td x %td tiles of %td^2, %d ranks, %s, %s, %s dealing\n", side, layout.tiles_x(),
+                    layout.tiles_y(), layout.tile_width, size, recompute ? "recompute" : "keep", kind,
+                    dynamic ? "dynamic" : "fixed");
         if (stream)
-            std::printf("tiled fill: %.3f s wall (tile files read inside the fill)\n", tiled_s);
+            std::printf("tiled run: %.3f s wall (tile files read inside the run)\n", tiled_s);
         else
-            std::printf("tiled fill: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
+            std::printf("tiled run: %.3f s wall (tiles %s memory first, %.3f s on rank 0, not counted)\n", tiled_s,
                         read_dir.empty() ? "generated in" : "read into", generate_s);
         if (single)
             std::printf("single-machine %s: %.3f s wall, %.3f s CPU (ratio tiled / single %.2f wall); "
                         "mismatching cells on rank 0's tiles: %lld\n",
                         epsilon ? "fill_depressions_epsilon" : "fill_depressions", single_s, single_cpu_s, tiled_s / single_s,
                         mismatches);
-        if (epsilon)
+        if (flow)
+            std::printf("link graph: %llu perimeter cells\n", static_cast<unsigned long long>(stats.labels));
+        else if (epsilon)
             std::printf("rounds: %d\n", stats.rounds);
         else
             std::printf("spill graph: %llu labels, %llu edges\n", static_cast<unsigned long long>(stats.labels),
@@ -269,16 +291,17 @@ int main(int argc, char* argv[]) {
             read_sum += read_s;
             read_max = std::max(read_max, read_s);
             levels_max = std::max(levels_max, static_cast<double>(f[5]) * 1e-6);
-            std::printf("rank %d: sent %llu bytes, CPU %.3f s in the fill, peak RSS %.1f MiB, last tile read at %.3f s, "
-                        "levels at %.3f s\n",
-                        r, f[0], static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0, read_s,
-                        static_cast<double>(f[5]) * 1e-6);
+            std::printf("rank %d: sent %llu bytes, CPU %.3f s in the run, peak RSS %.1f MiB", r, f[0],
+                        static_cast<double>(f[3]) * 1e-6, static_cast<double>(f[1]) / 1024.0);
+            if (!flow) std::printf(", last tile read at %.3f s, levels at %.3f s", read_s, static_cast<double>(f[5]) * 1e-6);
+            std::printf("\n");
         }
-        std::printf("phases: last tile read at %.3f s (mean over ranks) / %.3f s (slowest rank), spill levels at %.3f s, "
-                    "done at %.3f s\n",
-                    read_sum / size, read_max, levels_max, tiled_s);
+        if (!flow)
+            std::printf("phases: last tile read at %.3f s (mean over ranks) / %.3f s (slowest rank), spill levels at %.3f s, "
+                        "done at %.3f s\n",
+                        read_sum / size, read_max, levels_max, tiled_s);
         std::printf("summary: %s side %td tiles %td ranks %d wall_s %.3f cpu_s_all_ranks %.3f max_bytes_sent %llu rounds %d\n",
-                    epsilon ? "epsilon" : "plain", side, layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total,
+                    flow ? "flow" : (epsilon ? "epsilon" : "plain"), side, layout.tiles_x() * layout.tiles_y(), size, tiled_s, cpu_total,
                     sent_max, stats.rounds);
     }
     MPI_Finalize();
