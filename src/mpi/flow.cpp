@@ -173,9 +173,20 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
         return cells;
     };
 
-    // Step 1: perimeter heights to the root, halos back.
+    // Step 1: halos. Each rank sends the owner of every tile around each of its tiles the piece
+    // of the tile's perimeter that lies on that tile's ring (corners to the diagonal tiles), and
+    // assembles its tiles' halos from the pieces it gets: neighbours talk directly, no root.
     std::vector<grid<T>> kept_cells;
-    writer out;
+    std::vector<writer> pieces(static_cast<std::size_t>(size));
+    // ring_to_halo[i]: position of ring cell i in halo_rect perimeter order (route_tile's order).
+    auto halo_order = [](const tile_rect& r) {
+        std::vector<std::size_t> order(ring_count(r.width, r.height));
+        for_each_ring_cell(r.width, r.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+            order[i] = perimeter_index(x + 1, y + 1, r.width + 2, r.height + 2);
+        });
+        return order;
+    };
+    std::vector<T> perimeter;  // of the tile at hand, in perimeter order
     int current = -1;
     try {
         for (int t : mine) {
@@ -191,8 +202,14 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
                     if (!std::isfinite(v) && !detail::is_no_data(v, options.no_data))
                         detail::throw_not_finite("gorge::mpi::flow_accumulation_tiled", r.x + x, r.y + y);
                 }
-            for_each_perimeter_cell(cells.width(), cells.height(),
-                                    [&](std::ptrdiff_t x, std::ptrdiff_t y) { out.put(cv.row(y)[x]); });
+            perimeter.clear();
+            for_each_perimeter_cell(r.width, r.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) { perimeter.push_back(cv.row(y)[x]); });
+            for_each_neighbour_tile(layout, r, [&](int u) {
+                writer& w = pieces[static_cast<std::size_t>(tile_owner(u, size))];
+                w.put(static_cast<std::int32_t>(u));
+                w.put(static_cast<std::int32_t>(t));
+                for_each_shared_cell(layout.tile(u), r, [&](std::size_t, std::size_t p) { w.put(perimeter[p]); });
+            });
             if (keep) kept_cells.push_back(std::move(cells));
         }
         current = -1;
@@ -200,61 +217,43 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
         fail.record(current, e.what());
     }
     agree(comm, fail, layout);
-    std::vector<unsigned char> all = gather_bytes(comm, root, out.bytes, layout, stats.bytes_sent);
-    out.bytes.clear();
-    std::vector<std::vector<unsigned char>> parts;
-    if (rank == root) {
-        try {
-            // Perimeters arrive in rank order, each rank's tiles in increasing order.
-            std::vector<std::vector<T>> perimeters(static_cast<std::size_t>(count));
-            reader in{all.data(), all.data() + all.size()};
-            for (int r = 0; r < size; ++r)
-                for (int t : owned_tiles(r, size, count)) {
-                    const tile_rect tr = layout.tile(t);
-                    std::vector<T>& p = perimeters[static_cast<std::size_t>(t)];
-                    p.resize(perimeter_count(tr.width, tr.height));
-                    for (T& v : p) v = in.get<T>();
-                }
-            all.clear();
-            all.shrink_to_fit();
-            std::vector<writer> halo_out(static_cast<std::size_t>(size));
-            for (int t = 0; t < count; ++t) {
-                const tile_rect hr = halo_rect(layout.tile(t));
-                writer& w = halo_out[static_cast<std::size_t>(tile_owner(t, size))];
-                for_each_perimeter_cell(hr.width, hr.height, [&](std::ptrdiff_t x, std::ptrdiff_t y) {
-                    const std::ptrdiff_t gx = hr.x + x, gy = hr.y + y;
-                    T v = T(0);  // outside the map: unused
-                    if (gx >= 0 && gy >= 0 && gx < layout.map_width && gy < layout.map_height) {
-                        const int u = layout.tile_at(gx, gy);
-                        const tile_rect ur = layout.tile(u);
-                        v = perimeters[static_cast<std::size_t>(u)][perimeter_index(gx - ur.x, gy - ur.y, ur.width, ur.height)];
-                    }
-                    w.put(v);
-                });
-            }
-            for (writer& w : halo_out) {
-                as_count(w.bytes.size(), "a rank's halos");
-                parts.push_back(std::move(w.bytes));
-            }
-        } catch (const std::exception& e) {
-            fail.record(-1, e.what());
+    const std::vector<unsigned char> received = exchange_bytes(comm, pieces, layout, stats.bytes_sent);
+    std::vector<std::vector<T>> halos(mine.size());  // outside the map: 0, unused
+    try {
+        for (std::size_t k = 0; k < mine.size(); ++k) {
+            const tile_rect r = layout.tile(mine[k]);
+            halos[k].assign(perimeter_count(r.width + 2, r.height + 2), T(0));
         }
+        auto apply = [&](const unsigned char* begin, std::size_t n) {
+            reader in{begin, begin + n};
+            while (in.p != in.end) {
+                const int u = in.get<std::int32_t>(), t = in.get<std::int32_t>();
+                const auto at = std::lower_bound(mine.begin(), mine.end(), u);
+                if (t < 0 || t >= count || at == mine.end() || *at != u)
+                    throw std::runtime_error("gorge::mpi: malformed halo message (tile number)");
+                const tile_rect to = layout.tile(u);
+                const std::vector<std::size_t> order = halo_order(to);
+                std::vector<T>& halo = halos[static_cast<std::size_t>(at - mine.begin())];
+                for_each_shared_cell(to, layout.tile(t), [&](std::size_t i, std::size_t) { halo[order[i]] = in.get<T>(); });
+            }
+        };
+        const std::vector<unsigned char>& own = pieces[static_cast<std::size_t>(rank)].bytes;
+        apply(own.data(), own.size());
+        apply(received.data(), received.size());
+    } catch (const std::exception& e) {
+        fail.record(-1, e.what());
     }
+    pieces = std::vector<writer>();
     agree(comm, fail, layout);
-    const std::vector<unsigned char> halo_bytes = scatter_bytes(comm, root, parts, stats.bytes_sent);
-    parts.clear();
 
     // Step 2: directions and local accumulation; perimeter links to the root.
-    std::vector<std::vector<T>> halos;
+    writer out;
     std::vector<routed_tile> routed;
     try {
-        reader in{halo_bytes.data(), halo_bytes.data() + halo_bytes.size()};
         for (std::size_t k = 0; k < mine.size(); ++k) {
             current = mine[k];
             const tile_rect r = layout.tile(current);
-            const tile_rect hr = halo_rect(r);
-            std::vector<T> halo(perimeter_count(hr.width, hr.height));
-            for (T& v : halo) v = in.get<T>();
+            std::vector<T>& halo = halos[k];
             routed_tile rt;
             rt.rect = r;
             if (keep) {
@@ -269,18 +268,19 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
                 out.put(rt.dirs[rt.index(x, y)]);
                 out.put(next_perimeter_cell(rt, x, y));
             });
-            if (keep)
+            if (keep) {
                 routed.push_back(std::move(rt));
-            else
-                halos.push_back(std::move(halo));
+                halo = std::vector<T>();  // recompute routes the tile again in step 4 and keeps it
+            }
         }
         current = -1;
     } catch (const std::exception& e) {
         fail.record(current, e.what());
     }
     agree(comm, fail, layout);
-    all = gather_bytes(comm, root, out.bytes, layout, stats.bytes_sent);
+    std::vector<unsigned char> all = gather_bytes(comm, root, out.bytes, layout, stats.bytes_sent);
     out.bytes.clear();
+    std::vector<std::vector<unsigned char>> parts;
 
     // Step 3: the root resolves the flow between tiles, in topological order of the perimeter cells.
     if (rank == root) {

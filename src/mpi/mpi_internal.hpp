@@ -108,6 +108,47 @@ void for_each_perimeter_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Rings: the cells around a tile, which its neighbouring tiles' perimeters hold.
+
+/// Number of ring cells of a w x h tile: detail::least_epsilon_surface's ring argument.
+inline std::size_t ring_count(std::ptrdiff_t w, std::ptrdiff_t h) { return static_cast<std::size_t>(2 * (w + 2) + 2 * h); }
+
+/// Calls f(i, x, y) for ring cell i at tile coordinates (x, y), in least_epsilon_surface's order:
+/// the row above (x = -1..w), the row below (x = -1..w), the column left, the column right.
+template <class F>
+void for_each_ring_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
+    std::size_t i = 0;
+    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, std::ptrdiff_t(-1));
+    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, std::ptrdiff_t(-1), y);
+    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, w, y);
+}
+
+/// Calls f(ring index, perimeter index) for the cells of tile `from`'s perimeter that lie on tile
+/// `to`'s ring, in ring order: the piece of `from` that `to` needs. Sender and receiver walk the
+/// same order, so a piece travels as bare values.
+template <class F>
+void for_each_shared_cell(const tile_rect& to, const tile_rect& from, F&& f) {
+    for_each_ring_cell(to.width, to.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+        const std::ptrdiff_t gx = to.x + x - from.x, gy = to.y + y - from.y;
+        if (gx < 0 || gy < 0 || gx >= from.width || gy >= from.height) return;
+        f(i, perimeter_index(gx, gy, from.width, from.height));
+    });
+}
+
+/// Calls f(u) for each tile u among the 8 around tile r (inside the layout).
+template <class F>
+void for_each_neighbour_tile(const tile_layout& layout, const tile_rect& r, F&& f) {
+    const std::ptrdiff_t nx = layout.tiles_x(), ny = layout.tiles_y();
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const std::ptrdiff_t tx = r.tx + dx, ty = r.ty + dy;
+            if ((dx == 0 && dy == 0) || tx < 0 || ty < 0 || tx >= nx || ty >= ny) continue;
+            f(static_cast<int>(ty * nx + tx));
+        }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Byte buffers for the gather and scatter.
 
 struct writer {
@@ -193,6 +234,54 @@ inline std::vector<unsigned char> scatter_bytes(MPI_Comm comm, int root, const s
     check_mpi(MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_BYTE, mine.data(), count, MPI_BYTE, root, comm),
               "MPI_Scatterv");
     return mine;
+}
+
+/// Collective: sends parts[q].bytes to each other rank q (parts has one writer per rank; this
+/// rank's own part is not sent: the caller applies it) and returns what the others sent this
+/// rank, in rank order. Fails together (job_error) when a rank's total exceeds MPI's int counts.
+inline std::vector<unsigned char> exchange_bytes(MPI_Comm comm, const std::vector<writer>& parts, const tile_layout& layout,
+                                                 std::uint64_t& bytes_sent) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    std::vector<int> send_counts(static_cast<std::size_t>(size), 0), recv_counts(send_counts.size(), 0);
+    std::vector<int> send_displs(send_counts.size(), 0), recv_displs(send_counts.size(), 0);
+    std::vector<unsigned char> send_all;
+    failure fail;
+    try {
+        std::size_t total = 0;
+        for (int q = 0; q < size; ++q)
+            if (q != rank) total += parts[static_cast<std::size_t>(q)].bytes.size();
+        as_count(total, "the bytes a rank sends its neighbours");
+    } catch (const std::exception& e) {
+        fail.record(-1, e.what());
+    }
+    agree(comm, fail, layout);
+    for (int q = 0; q < size; ++q) {
+        if (q == rank) continue;
+        const std::vector<unsigned char>& b = parts[static_cast<std::size_t>(q)].bytes;
+        send_displs[static_cast<std::size_t>(q)] = static_cast<int>(send_all.size());
+        send_counts[static_cast<std::size_t>(q)] = static_cast<int>(b.size());
+        send_all.insert(send_all.end(), b.begin(), b.end());
+    }
+    check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+    std::size_t received = 0;
+    for (int q = 0; q < size; ++q) {
+        recv_displs[static_cast<std::size_t>(q)] = static_cast<int>(std::min<std::size_t>(received, std::numeric_limits<int>::max()));
+        received += static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(q)]);
+    }
+    try {
+        as_count(received, "the bytes a rank receives from its neighbours");
+    } catch (const std::exception& e) {
+        fail.record(-1, e.what());
+    }
+    agree(comm, fail, layout);
+    std::vector<unsigned char> recv_all(received);
+    check_mpi(MPI_Alltoallv(send_all.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv_all.data(),
+                            recv_counts.data(), recv_displs.data(), MPI_BYTE, comm),
+              "MPI_Alltoallv");
+    bytes_sent += send_all.size();
+    return recv_all;
 }
 
 }  // namespace internal

@@ -6,9 +6,10 @@
 // The method follows Barnes (2017), "Parallel non-divergent flow accumulation for trillion cell
 // digital elevation models on desktops or clusters", Environmental Modelling & Software 92,
 // 202-212:
-//   1. every rank sends the root its tiles' perimeter heights; the root returns each tile's halo
-//      (the ring of cells around it, from the neighbouring tiles), so that each rank computes the
-//      exact D8 directions of its tiles;
+//   1. every rank sends the owner of each tile around each of its tiles the piece of its
+//      perimeter on that tile's ring, so that each rank has its tiles' halos (the ring of cells
+//      around a tile) and computes their exact D8 directions; neighbours exchange these directly
+//      (MPI_Alltoallv), without the root;
 //   2. every rank accumulates flow inside each tile, and sends the root, per perimeter cell, its
 //      local accumulation, its direction and the next perimeter cell downstream of it inside the
 //      tile (O(perimeter) data);
