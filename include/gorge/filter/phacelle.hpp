@@ -44,6 +44,23 @@ constexpr double phacelle_skip_distance_sq = 2.26;
 /// Lower bound of the length the blended vector is divided by; it only matters when the blend
 /// cancels out exactly with normalization = 1, where it keeps the result 0 instead of NaN.
 constexpr double phacelle_min_length = 1e-20;
+/// The window: 4x4 cells around the point's cell, from offset -1 to +2 on each axis.
+constexpr int phacelle_window_side = 4;
+constexpr int phacelle_window_cells = phacelle_window_side * phacelle_window_side;
+
+/// Index of the lowest set bit of bits != 0.
+GORGE_FORCEINLINE int lowest_set_bit(std::uint32_t bits) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(bits);
+#else
+    int index = 0;
+    while ((bits & 1u) == 0u) {
+        bits >>= 1;
+        ++index;
+    }
+    return index;
+#endif
+}
 }  // namespace detail
 
 // GORGE_PHACELLE_UNROLL: unrolls the loops over the 4x4 cell window (GCC and Clang), so that the
@@ -76,32 +93,48 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     const U ix = ops::to_uint(ops::to_int(i0.x));
     const U iy = ops::to_uint(ops::to_int(i0.y));
 
-    T weight_sum = T(0);
-    V2 sum(T(0), T(0));
+    // First the whole window, without branches: each cell's pivot offset v, its squared distance,
+    // and a bit per cell that is set when some lane is nearer than phacelle_skip_distance_sq.
+    // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the point has
+    // weight exactly 0 and adds exactly 0 to both sums, so a cell that far in every lane is
+    // skipped (about half of the 4x4 window, saving exp, sin and cos).
+    T offset_x[detail::phacelle_window_cells], offset_y[detail::phacelle_window_cells];
+    T dist_sq[detail::phacelle_window_cells];
+    std::uint32_t near_cells = 0;
     GORGE_PHACELLE_UNROLL
     for (int gj = -1; gj <= 2; ++gj) {
         GORGE_PHACELLE_UNROLL
         for (int gi = -1; gi <= 2; ++gi) {
+            const int cell = (gj + 1) * detail::phacelle_window_side + (gi + 1);
             const V2 cell_offset{detail::constant<T>(gi), detail::constant<T>(gj)};
             // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
             const V2 jitter = detail::constant<T>(detail::phacelle_jitter) *
                               Hash::template lattice2<T>(ix + U(static_cast<std::uint32_t>(gi)),
                                                          iy + U(static_cast<std::uint32_t>(gj)), seed);
             const V2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
-            const T d2 = detail::dot(v, v);
-            // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the
-            // point has weight exactly 0 and adds exactly 0 to both sums; when that holds in every
-            // lane, the cell is skipped (about half of the 4x4 window, saving exp, sin and cos).
-            if (!detail::any<T>(d2 < detail::constant<T>(detail::phacelle_skip_distance_sq))) continue;
-            // The exponent is never positive, which lets SIMD types use a cheaper exp.
-            const T bell = detail::exp_nonpositive(-detail::constant<T>(detail::phacelle_bell_falloff) * d2);
-            const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
-            const T angle = detail::dot(v, side) + phase0;
-            T sin_angle, cos_angle;
-            detail::sincos(angle, sin_angle, cos_angle);
-            weight_sum += w;
-            sum += w * V2(cos_angle, sin_angle);
+            offset_x[cell] = v.x;  // (two arrays of T: GCC copies arrays of glm vectors piecewise)
+            offset_y[cell] = v.y;
+            dist_sq[cell] = detail::dot(v, v);
+            const bool near = detail::any<T>(dist_sq[cell] < detail::constant<T>(detail::phacelle_skip_distance_sq));
+            near_cells |= std::uint32_t(near) << cell;
         }
+    }
+
+    // Then the near cells in window order (the order of the sums), one loop step each: the only
+    // data-dependent branch is the loop's own.
+    T weight_sum = T(0);
+    V2 sum(T(0), T(0));
+    for (std::uint32_t rest = near_cells; rest != 0; rest &= rest - 1u) {
+        const int cell = detail::lowest_set_bit(rest);
+        const V2 v(offset_x[cell], offset_y[cell]);
+        // The exponent is never positive, which lets SIMD types use a cheaper exp.
+        const T bell = detail::exp_nonpositive(detail::constant<T>(-detail::phacelle_bell_falloff) * dist_sq[cell]);
+        const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
+        const T angle = detail::dot(v, side) + phase0;
+        T sin_angle, cos_angle;
+        detail::sincos(angle, sin_angle, cos_angle);
+        weight_sum += w;
+        sum += w * V2(cos_angle, sin_angle);
     }
     const V2 m = sum / weight_sum;
     const T len = detail::max(detail::max(T(1) - normalization, detail::length(m)),
