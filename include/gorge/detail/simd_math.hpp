@@ -55,6 +55,25 @@ constexpr float cos_c1 = 4.166664568298827e-2f;
 constexpr float cos_c2 = -1.388731625493765e-3f;
 constexpr float cos_c3 = 2.443315711809948e-5f;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define GORGE_UNLIKELY(condition) __builtin_expect(!!(condition), 0)
+#define GORGE_COLD_NOINLINE __attribute__((cold, noinline))
+#else
+#define GORGE_UNLIKELY(condition) (condition)
+#define GORGE_COLD_NOINLINE
+#endif
+
+/// The lanes of sincos beyond sincos_reduction_limit (or not finite): s[i] and c[i] become
+/// std::sin and std::cos of x[i] there, the others are left as they are.
+GORGE_COLD_NOINLINE inline void sincos_far_lanes(const float* x, float* s, float* c, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!(std::fabs(x[i]) <= sincos_reduction_limit)) {
+            s[i] = std::sin(x[i]);
+            c[i] = std::cos(x[i]);
+        }
+    }
+}
+
 /// sin(x) and cos(x) of every lane. Lanes with |x| > sincos_reduction_limit (or non-finite) are
 /// recomputed with std::sin / std::cos.
 template <class A>
@@ -84,19 +103,15 @@ GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<floa
     s = xsimd::bitwise_cast<F>(ps_bits ^ t ^ (bit1_at_sign & sign_mask));
     c = xsimd::bitwise_cast<F>(pc_bits ^ t ^ ((bit1_at_sign ^ bit0_at_sign) & sign_mask));
 
-    // Every lane within the limit (false for NaN and infinities) is the usual case.
-    if (!xsimd::all(xsimd::abs(x) <= F(sincos_reduction_limit))) {
+    // Every lane within the limit (false for NaN and infinities) is the usual case; the others
+    // go through one out-of-line call, so that the caller's loop keeps its values in registers.
+    if (GORGE_UNLIKELY(!xsimd::all(xsimd::abs(x) <= F(sincos_reduction_limit)))) {
         constexpr std::size_t n = F::size;
         alignas(A::alignment()) float xs[n], ss[n], cs[n];
         x.store_aligned(xs);
         s.store_aligned(ss);
         c.store_aligned(cs);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!(std::fabs(xs[i]) <= sincos_reduction_limit)) {
-                ss[i] = std::sin(xs[i]);
-                cs[i] = std::cos(xs[i]);
-            }
-        }
+        sincos_far_lanes(xs, ss, cs, n);
         s = F::load_aligned(ss);
         c = F::load_aligned(cs);
     }
