@@ -110,7 +110,7 @@ struct demo_field {
     }
 };
 
-constexpr int tile_side = 96;
+constexpr int tile_side = 64;
 constexpr std::int64_t first_x = 3, first_y = 5;
 
 template <class S>
