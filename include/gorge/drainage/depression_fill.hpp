@@ -302,10 +302,7 @@ public:
         if (!equal_.empty()) return last_;
         if (non_empty_levels_ == 0) return ~K(0);
         const int level = lowest_bit(non_empty_levels_);
-        const level_buckets& lb = levels_[static_cast<std::size_t>(level)];
-        std::size_t w = 0;
-        while (lb.occupied[w] == 0) ++w;
-        const K d = static_cast<K>(w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w])));
+        const K d = static_cast<K>(first_bucket(levels_[static_cast<std::size_t>(level)]));
         const int shift = level * digit_bits;
         const int above = shift + digit_bits;
         const K high = above >= key_bits ? K(0) : static_cast<K>((last_ >> above) << above);
@@ -336,8 +333,31 @@ private:
         std::uint64_t occupied[mask_words] = {};  // bit d: bucket d is not empty
     };
 
+    /// Files e on level l, the highest digit in which its key differs from the last key; a key
+    /// equal to the last key goes to level 0, into the bucket of the last key's own digit 0,
+    /// where no other key can go (refill relies on that; push never sends such a key here).
+    /// Bit w set when occupancy word w of lb is not 0 (compared without a branch each: refills
+    /// come every pop or two on rough maps, and which word is first is hard to predict).
+    static unsigned occupied_words(const level_buckets& lb) {
+        static_assert(mask_words <= 8, "occupancy words fit in a byte");
+        unsigned words = 0;
+        for (std::size_t i = 0; i < mask_words; ++i) words |= static_cast<unsigned>(lb.occupied[i] != 0) << i;
+        return words;
+    }
+    /// The first non-empty bucket of lb, which must have one.
+    static std::size_t first_bucket(const level_buckets& lb) {
+        const std::size_t w = static_cast<std::size_t>(lowest_bit(occupied_words(lb)));
+        return w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w]));
+    }
+    /// Empties bucket d of lb in the occupancy masks (the level's too when it was the last).
+    void mark_empty(level_buckets& lb, int level, std::size_t d) {
+        lb.occupied[d / 64] &= ~(std::uint64_t(1) << (d % 64));
+        if (occupied_words(lb) == 0) non_empty_levels_ &= ~(std::uint32_t(1) << level);
+    }
     void push_to_level(const entry& e) {
-        const int level = (bit_width(static_cast<K>(e.key ^ last_)) - 1) / digit_bits;
+        // `| 1` gives bit width 1 (level 0) to the equal key without a branch, and changes the
+        // width of no other difference.
+        const int level = (bit_width(static_cast<K>((e.key ^ last_) | K(1))) - 1) / digit_bits;
         const std::size_t d = static_cast<std::size_t>(e.key >> (level * digit_bits)) & (digit_values - 1);
         level_buckets& lb = levels_[static_cast<std::size_t>(level)];
         lb.bucket[d].push_back(e);
@@ -348,13 +368,8 @@ private:
         GORGE_ASSERT(non_empty_levels_ != 0, "gorge: radix_heap refill of an empty queue");
         const int level = lowest_bit(non_empty_levels_);
         level_buckets& lb = levels_[static_cast<std::size_t>(level)];
-        std::size_t w = 0;
-        while (lb.occupied[w] == 0) ++w;
-        const std::size_t d = w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w]));
-        lb.occupied[w] &= ~(std::uint64_t(1) << (d % 64));
-        bool level_empty = true;
-        for (std::size_t i = 0; i < mask_words; ++i) level_empty = level_empty && lb.occupied[i] == 0;
-        if (level_empty) non_empty_levels_ &= ~(std::uint32_t(1) << level);
+        const std::size_t d = first_bucket(lb);
+        mark_empty(lb, level, d);
         std::vector<entry>& from = lb.bucket[d];
         if (level == 0 || from.size() == 1) {
             // All of its keys are equal (level 0 leaves no digit to differ in), or there is one:
@@ -366,15 +381,15 @@ private:
         K smallest = from.front().key;
         for (const entry& e : from) smallest = e.key < smallest ? e.key : smallest;
         last_ = smallest;
-        // Every cell now agrees with the last key on digit `level` and above: it goes to the
-        // equal bucket or to a lower level, all of them empty, so the push order is kept.
-        for (const entry& e : from) {
-            if (e.key == last_)
-                equal_.push_back(e);
-            else
-                push_to_level(e);
-        }
+        // Every cell now agrees with the last key on digit `level` and above: it goes to a lower
+        // level, all of them empty, so the push order is kept. The cells of the smallest key land
+        // together in level 0's bucket of its digit 0 (push_to_level), which then becomes the
+        // equal bucket (empty, as it was popped dry): one loop without a branch on the key.
+        for (const entry& e : from) push_to_level(e);
         from.clear();
+        const std::size_t d0 = static_cast<std::size_t>(last_) & (digit_values - 1);
+        equal_.swap(levels_[0].bucket[d0]);
+        mark_empty(levels_[0], 0, d0);
     }
 
     std::vector<entry> equal_;
@@ -559,6 +574,16 @@ struct padded_heights {
         return open_neighbour_masks.mask[window];
     }
     static constexpr unsigned all_neighbours = (1u << d8_neighbours) - 1u;
+    /// The D8 neighbours of map cell c whose height is above v: bit k set for neighbour k. All
+    /// eight are compared (ring and no-data cells too; callers mask with open_neighbours), without
+    /// a branch per neighbour: on rough terrain whether a neighbour is higher is a coin toss that
+    /// a branch predictor mostly loses.
+    unsigned higher_neighbours(std::size_t c, const std::ptrdiff_t (&off)[d8_neighbours], T v) const {
+        const T* const at = z.data() + c;
+        unsigned higher = 0;
+        for (int k = 0; k < d8_neighbours; ++k) higher |= static_cast<unsigned>(at[off[k]] > v) << k;
+        return higher;
+    }
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
     /// to a no-data cell.
     template <class F>
@@ -635,6 +660,8 @@ private:
 /// with z[m] > step(z[t]) keeps its height too, is closed (close(m); false: cancelled) and
 /// traced in turn; t waits in the priority queue only if some open neighbour is not that high
 /// (t may have to raise it). step is the identity for the plain fill, succ for the epsilon fill.
+/// Which neighbours are higher comes from one mask (padded_heights::higher_neighbours), not from
+/// a branch per neighbour.
 template <class I, class T, class Key, class Step, class Close>
 bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours], std::vector<I>& trace,
                   radix_heap<Key, I>& open, Step&& step, Close&& close) {
@@ -643,18 +670,14 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
         const std::size_t t = trace.back();
         trace.pop_back();
         const T zt = z[t];
-        const T st = step(zt);
-        bool lower_neighbour = false;
-        for (unsigned open_n = work.open_neighbours(t); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t m = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(open_n)]);
-            if (z[m] > st) {
-                if (!close(m)) return false;
-                trace.push_back(static_cast<I>(m));
-            } else {
-                lower_neighbour = true;
-            }
+        const unsigned open_n = work.open_neighbours(t);
+        const unsigned up = open_n & work.higher_neighbours(t, off, step(zt));
+        for (unsigned u = up; u != 0; u &= u - 1) {
+            const std::size_t m = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(u)]);
+            if (!close(m)) return false;
+            trace.push_back(static_cast<I>(m));
         }
-        if (lower_neighbour) open.push(ordered_bits(zt), static_cast<I>(t));
+        if (up != open_n) open.push(ordered_bits(zt), static_cast<I>(t));
     }
     return true;
 }
