@@ -336,6 +336,31 @@ TEST_CASE("tiled fill: bad input", "[mpi]") {
         CHECK(message.find("rank " + std::to_string(owner) + ", tile 5 (2, 1)") != std::string::npos);
         CHECK(message.find("(11, 7)") != std::string::npos);  // the cell, in map coordinates
         CHECK(written == 0);  // nothing written once a failure is known
+        // Dynamic dealing: whichever rank took tile 5 names it; the others stop taking tiles at
+        // the failure check, and the job ends on every rank (no rank left waiting on the counter).
+        gm::tiled_fill_options<float> dynamic;
+        dynamic.dealing = gm::tile_dealing::dynamic;
+        int read_here = 0;
+        const gm::tile_reader<float> read_bad_counted = [&](const gm::tile_rect& r, grid_view<float> cells) {
+            if (r.index == 5) read_here = 1;
+            read_bad(r, cells);
+        };
+        message.clear();
+        rank = tile = -2;
+        try {
+            gm::fill_depressions_tiled(MPI_COMM_WORLD, layout, read_bad_counted, count_writes, dynamic);
+        } catch (const gm::job_error& e) {
+            message = e.what();
+            rank = e.rank();
+            tile = e.tile();
+        }
+        INFO(message);
+        CHECK(tile == 5);
+        CHECK(sum_all(read_here) == 1);                // one rank read tile 5 ...
+        CHECK(same_on_every_rank(rank));
+        if (read_here) CHECK(rank == world_rank());  // ... and the error names that rank
+        CHECK(message.find("(11, 7)") != std::string::npos);
+        CHECK(written == 0);
     }
 }
 
