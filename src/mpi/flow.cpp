@@ -35,6 +35,17 @@ tile_rect halo_rect(const tile_rect& r) {
     return h;
 }
 
+/// Position of ring cell i of a w x h tile (for_each_ring_cell's order: the row above, the row
+/// below, the column left, the column right) in halo_rect's perimeter order (route_tile's: the
+/// row above, then left and right cell of each row, then the row below).
+inline std::size_t ring_to_halo(std::size_t i, std::ptrdiff_t w, std::ptrdiff_t h) {
+    const std::size_t row = static_cast<std::size_t>(w + 2), rows = static_cast<std::size_t>(h);
+    if (i < row) return i;                                        // row above
+    if (i < 2 * row) return row + 2 * rows + (i - row);           // row below
+    if (i < 2 * row + rows) return row + 2 * (i - 2 * row);       // column left
+    return row + 2 * (i - 2 * row - rows) + 1;                    // column right
+}
+
 /// One tile's routing: directions and local accumulation, row-major, the tile's size.
 struct routed_tile {
     tile_rect rect;
@@ -178,14 +189,6 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
     // assembles its tiles' halos from the pieces it gets: neighbours talk directly, no root.
     std::vector<grid<T>> kept_cells;
     std::vector<writer> pieces(static_cast<std::size_t>(size));
-    // ring_to_halo[i]: position of ring cell i in halo_rect perimeter order (route_tile's order).
-    auto halo_order = [](const tile_rect& r) {
-        std::vector<std::size_t> order(ring_count(r.width, r.height));
-        for_each_ring_cell(r.width, r.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
-            order[i] = perimeter_index(x + 1, y + 1, r.width + 2, r.height + 2);
-        });
-        return order;
-    };
     std::vector<T> perimeter;  // of the tile at hand, in perimeter order
     int current = -1;
     try {
@@ -232,9 +235,10 @@ tiled_flow_stats run_tiled_flow(MPI_Comm comm, const tile_layout& layout, const 
                 if (t < 0 || t >= count || at == mine.end() || *at != u)
                     throw std::runtime_error("gorge::mpi: malformed halo message (tile number)");
                 const tile_rect to = layout.tile(u);
-                const std::vector<std::size_t> order = halo_order(to);
                 std::vector<T>& halo = halos[static_cast<std::size_t>(at - mine.begin())];
-                for_each_shared_cell(to, layout.tile(t), [&](std::size_t i, std::size_t) { halo[order[i]] = in.get<T>(); });
+                for_each_shared_cell(to, layout.tile(t), [&](std::size_t i, std::size_t) {
+                    halo[ring_to_halo(i, to.width, to.height)] = in.get<T>();
+                });
             }
         };
         const std::vector<unsigned char>& own = pieces[static_cast<std::size_t>(rank)].bytes;

@@ -35,7 +35,8 @@
 //
 // Out of core. With tile_retention::recompute a rank holds one tile at a time; the root also
 // holds the spill graph, O(perimeter cells of all tiles) = O(map cells / tile side), edges
-// inside tiles included (at most one per perimeter cell). tiled_fill_options::memory_cap checks both against a cap.
+// inside tiles included (at most one per perimeter cell). tiled_fill_options::memory_cap
+// checks both against a cap.
 //
 // Epsilon filling across tiles (fill_depressions_epsilon_tiled): the result equals
 // gorge::fill_depressions_epsilon on the whole map, bit for bit. That fill returns the least
