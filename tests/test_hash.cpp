@@ -119,6 +119,15 @@ double chi_square(const std::vector<double>& values, int bins) {
     return chi2;
 }
 
+/// The six lowest bits of a 16-bit component (value + 1) 2^15, mapped back to [-1, 1): a hash whose
+/// last mixing step is a multiply has its weakest bits there.
+std::vector<double> low_bits(const std::vector<double>& values) {
+    std::vector<double> low;
+    low.reserve(values.size());
+    for (double v : values) low.push_back(std::fmod(std::floor((v + 1.0) * 32768.0), 64.0) / 32.0 - 1.0);
+    return low;
+}
+
 /// Hash components over a side x side block of lattice points at (x0, y0), component `which`.
 template <class Hash>
 std::vector<double> lattice_values(std::int32_t x0, std::int32_t y0, int side, std::uint32_t seed, int which) {
@@ -148,33 +157,98 @@ TEST_CASE("prime_mix_hash reproduces its definition bit for bit", "[hash]") {
     }
 }
 
+/// prime_xor_hash reference rows, from the same kind of independent transcription:
+///   a = (cx * 0x9E3779B1) ^ fin(seed ^ 0x27D4EB2F) ^ rotl16(cy * 0x85EBCA77)
+///   h = a * 0x7FEB352D; h ^= h >> 16
+///   x = (h & 0xFFFF0000, read as a signed 32-bit integer) / 2^31,  y = (h & 0xFFFF) / 2^15 - 1
+constexpr prime_mix_row prime_xor_rows[] = {
+    {0, 0, 0u, 0x9FDDAFA5u, -0.751068115234375f, 0.372222900390625f},
+    {1, 0, 0u, 0x8587AC72u, -0.956817626953125f, 0.34722900390625f},
+    {0, 1, 0u, 0xA69C10EBu, -0.6983642578125f, -0.867828369140625f},
+    {-1, -1, 0u, 0x31426DC5u, 0.38482666015625f, -0.142425537109375f},
+    {12345, -678, 7u, 0x535D2035u, 0.651275634765625f, -0.748382568359375f},
+    {-2147483647 - 1, 2147483647, 4294967295u, 0x306A0451u, 0.37823486328125f, -0.966278076171875f},
+    {3, 4, 1337u, 0x91D4EF77u, -0.8607177734375f, 0.870819091796875f},
+};
+
+TEST_CASE("prime_xor_hash reproduces its definition bit for bit", "[hash]") {
+    for (const prime_mix_row& r : prime_xor_rows) {
+        CAPTURE(r.cx, r.cy, r.seed);
+        CHECK(gorge::detail::prime_xor(static_cast<std::uint32_t>(r.cx), static_cast<std::uint32_t>(r.cy), r.seed) == r.bits);
+        const glm::vec2 h = gorge::prime_xor_hash::hash2(r.cx, r.cy, r.seed);
+        CHECK(h.x == r.x);
+        CHECK(h.y == r.y);
+        const glm::dvec2 hd = gorge::prime_xor_hash::lattice2<double>(static_cast<std::uint32_t>(r.cx),
+                                                                       static_cast<std::uint32_t>(r.cy), r.seed);
+        CHECK(hd.x == double(r.x));
+        CHECK(hd.y == double(r.y));
+    }
+}
+
+namespace {
+/// A policy with lattice2 only (no split form): kernels must fall back to it.
+template <class Hash>
+struct lattice2_only {
+    template <class T>
+    static gorge::detail::vec2<T> lattice2(gorge::detail::uint_t<T> cx, gorge::detail::uint_t<T> cy, std::uint32_t seed) {
+        return Hash::template lattice2<T>(cx, cy, seed);
+    }
+    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) { return Hash::hash2(cx, cy, seed); }
+};
+}  // namespace
+
+// The kernels hash through the split form (a column and a row part, then one combine per lattice
+// point); a policy without it goes through lattice2. Both must give the same noise bit for bit.
+TEMPLATE_TEST_CASE("the split form of a hash gives the noise of its lattice2", "[hash]", gorge::pcg3d_hash,
+                   gorge::prime_mix_hash, gorge::prime_xor_hash) {
+    using whole = lattice2_only<TestType>;
+    STATIC_REQUIRE(!std::is_same<gorge::detail::hash_split<TestType>, gorge::detail::hash_split<whole>>::value);
+    for (int i = 0; i < 4096; ++i) {
+        const glm::dvec2 q(-40.0 + 0.0371 * i, 17.0 - 0.0213 * i + 1e-3 * (i % 7));
+        const std::uint32_t seed = 2654435761u * std::uint32_t(i);
+        CAPTURE(q.x, q.y, seed);
+        const glm::vec2 qf(q);
+        CHECK(gorge::gradient_noise<TestType>(qf, seed) == gorge::gradient_noise<whole>(qf, seed));
+        CHECK(gorge::gradient_noise<TestType>(q, seed) == gorge::gradient_noise<whole>(q, seed));
+        CHECK(gorge::value_noise<TestType>(qf, seed) == gorge::value_noise<whole>(qf, seed));
+        const glm::vec2 dir(0.6f, -0.8f);
+        const auto a = gorge::phacelle<TestType>(qf, dir, 0.7f, 0.25f, 0.5f, seed);
+        const auto b = gorge::phacelle<whole>(qf, dir, 0.7f, 0.25f, 0.5f, seed);
+        CHECK(a.phase == b.phase);
+    }
+}
+
 TEST_CASE("prime_mix_hash does not repeat along diagonals far apart", "[hash]") {
     // Two linear terms xored together would repeat with period (2^31, 2^31) and half-repeat at
-    // (2^30, +-2^30); the rotated y product prevents it. pcg3d is held to the same check.
+    // (2^30, +-2^30); the rotated y product prevents it (in prime_xor too). pcg3d is held to the
+    // same check.
     const std::int64_t shifts[][2] = {{1LL << 31, 1LL << 31}, {1LL << 30, 1LL << 30}, {1LL << 30, -(1LL << 30)},
                                       {1LL << 29, 1LL << 29}, {1LL << 31, 0}, {0, 1LL << 31}};
     for (const auto& shift : shifts) {
-        int same_mix = 0, same_pcg = 0;
+        int same_mix = 0, same_pcg = 0, same_xor = 0;
         for (std::int32_t y = -32; y < 32; ++y)
             for (std::int32_t x = -32; x < 32; ++x) {
                 const auto sx = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) + static_cast<std::uint32_t>(shift[0]));
                 const auto sy = static_cast<std::int32_t>(static_cast<std::uint32_t>(y) + static_cast<std::uint32_t>(shift[1]));
                 same_mix += gorge::prime_mix_hash::hash2(x, y, 3u) == gorge::prime_mix_hash::hash2(sx, sy, 3u);
                 same_pcg += gorge::pcg3d_hash::hash2(x, y, 3u) == gorge::pcg3d_hash::hash2(sx, sy, 3u);
+                same_xor += gorge::prime_xor_hash::hash2(x, y, 3u) == gorge::prime_xor_hash::hash2(sx, sy, 3u);
             }
         CAPTURE(shift[0], shift[1]);
         CHECK(same_mix <= 1);  // 4096 pairs: an accidental equal pair has probability about 2^-20
         CHECK(same_pcg <= 1);
+        CHECK(same_xor <= 1);
     }
 }
 
-// Quality of the lattice values, the same statistics for both exact policies: each component is
-// uniform on [-1, 1) (chi-square over 64 bins; 63 degrees of freedom, mean 63, standard deviation
+// Quality of the lattice values, the same statistics for every exact policy: each component, and
+// the lowest six of its 16 leading bits, is uniform on [-1, 1) (chi-square over 64 bins; 63 degrees of freedom, mean 63, standard deviation
 // 11.2: the bound 130 is six standard deviations), and neighbouring points, the two components of
 // a point and neighbouring seeds are uncorrelated (262,144 pairs: a correlation's standard error is
 // 1/512 = 0.002; the bound 0.012 is six of them). A hash with lattice artefacts (values repeating
 // along a row, a diagonal or a knight's move) fails the correlation checks.
-TEMPLATE_TEST_CASE("exact hashes are uniform and uncorrelated", "[hash]", gorge::prime_mix_hash, gorge::pcg3d_hash) {
+TEMPLATE_TEST_CASE("exact hashes are uniform and uncorrelated", "[hash]", gorge::prime_mix_hash, gorge::pcg3d_hash,
+                   gorge::prime_xor_hash) {
     constexpr int side = 512;
     constexpr double chi_bound = 130.0, correlation_bound = 0.012;
     for (const std::uint32_t seed : {0u, 1u, 0xDEADBEEFu}) {
@@ -184,12 +258,18 @@ TEMPLATE_TEST_CASE("exact hashes are uniform and uncorrelated", "[hash]", gorge:
             const auto y = lattice_values<TestType>(origin.first, origin.second, side, seed, 1);
             CHECK(chi_square(x, 64) < chi_bound);
             CHECK(chi_square(y, 64) < chi_bound);
+            CHECK(chi_square(low_bits(x), 64) < chi_bound);
+            CHECK(chi_square(low_bits(y), 64) < chi_bound);
             CHECK(std::fabs(correlation(x, y)) < correlation_bound);
             for (const auto& offset : {std::pair<int, int>{1, 0}, {0, 1}, {1, 1}, {1, -1}, {2, 1}, {-1, 2}, {16, 0}, {0, 16}}) {
                 CAPTURE(offset.first, offset.second);
-                const auto shifted = lattice_values<TestType>(origin.first + offset.first, origin.second + offset.second,
-                                                              side, seed, 0);
-                CHECK(std::fabs(correlation(x, shifted)) < correlation_bound);
+                const auto shifted_x = lattice_values<TestType>(origin.first + offset.first,
+                                                                origin.second + offset.second, side, seed, 0);
+                const auto shifted_y = lattice_values<TestType>(origin.first + offset.first,
+                                                                origin.second + offset.second, side, seed, 1);
+                CHECK(std::fabs(correlation(x, shifted_x)) < correlation_bound);
+                CHECK(std::fabs(correlation(y, shifted_y)) < correlation_bound);
+                CHECK(std::fabs(correlation(x, shifted_y)) < correlation_bound);
             }
             const auto next_seed = lattice_values<TestType>(origin.first, origin.second, side, seed + 1u, 0);
             CHECK(std::fabs(correlation(x, next_seed)) < correlation_bound);

@@ -66,6 +66,12 @@ void gorge_fbm_value_prime_mix(benchmark::State& state) {
 void gorge_fbm_gradient_prime_mix(benchmark::State& state) {
     run_gorge(state, gorge::fractal_sum_field<float, gorge::gradient_basis<gorge::prime_mix_hash>>(fbm(), 1337u), true);
 }
+void gorge_fbm_value_prime_xor(benchmark::State& state) {
+    run_gorge(state, gorge::fractal_sum_field<float, gorge::gradient_basis<gorge::prime_xor_hash>>(fbm(), 1337u), false);
+}
+void gorge_fbm_gradient_prime_xor(benchmark::State& state) {
+    run_gorge(state, gorge::fractal_sum_field<float, gorge::gradient_basis<gorge::prime_xor_hash>>(fbm(), 1337u), true);
+}
 void gorge_fbm_value_simplex(benchmark::State& state) {
     run_gorge(state, gorge::fractal_sum_field<float, gorge::simplex_basis<>>(fbm(), 1337u), false);
 }
@@ -103,6 +109,8 @@ BENCHMARK(gorge_fbm_value)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_gradient)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_value_prime_mix)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_gradient_prime_mix)->Unit(benchmark::kMillisecond);
+BENCHMARK(gorge_fbm_value_prime_xor)->Unit(benchmark::kMillisecond);
+BENCHMARK(gorge_fbm_gradient_prime_xor)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_value_simplex)->Unit(benchmark::kMillisecond);
 /// The FastNoise2 runs per feature set: AVX-512 only where the CPU has it (FastNoise2 would run
 /// its AVX-512 code anyway and stop on an illegal instruction).

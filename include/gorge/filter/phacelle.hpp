@@ -64,8 +64,8 @@ GORGE_FORCEINLINE int lowest_set_bit(std::uint32_t bits) {
 }  // namespace detail
 
 // GORGE_PHACELLE_UNROLL: unrolls the loops over the 4x4 cell window (GCC and Clang), so that the
-// cell offsets become constants and the hash work shared by a row or a column of the window is
-// done once; the arithmetic of every lane is unchanged.
+// cell offsets become constants and the window's arrays stay in registers; the arithmetic of every
+// lane is unchanged.
 #if defined(__clang__)
 #define GORGE_PHACELLE_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__)
@@ -98,6 +98,15 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the point has
     // weight exactly 0 and adds exactly 0 to both sums, so a cell that far in every lane is
     // skipped (about half of the 4x4 window, saving exp, sin and cos).
+    // The hash's work for each window column and row is done once (its split form).
+    // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
+    using split = detail::hash_split<Hash>;
+    U column[detail::phacelle_window_side], row[detail::phacelle_window_side];
+    GORGE_PHACELLE_UNROLL
+    for (int g = -1; g <= 2; ++g) {
+        column[g + 1] = split::axis_x(ix + U(static_cast<std::uint32_t>(g)), seed);
+        row[g + 1] = split::axis_y(iy + U(static_cast<std::uint32_t>(g)), seed);
+    }
     T offset_x[detail::phacelle_window_cells], offset_y[detail::phacelle_window_cells];
     T dist_sq[detail::phacelle_window_cells];
     std::uint32_t near_cells = 0;
@@ -107,10 +116,8 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
         for (int gi = -1; gi <= 2; ++gi) {
             const int cell = (gj + 1) * detail::phacelle_window_side + (gi + 1);
             const V2 cell_offset{detail::constant<T>(gi), detail::constant<T>(gj)};
-            // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
             const V2 jitter = detail::constant<T>(detail::phacelle_jitter) *
-                              Hash::template lattice2<T>(ix + U(static_cast<std::uint32_t>(gi)),
-                                                         iy + U(static_cast<std::uint32_t>(gj)), seed);
+                              split::template combine<T>(column[gi + 1], row[gj + 1], seed);
             const V2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
             offset_x[cell] = v.x;  // (two arrays of T: GCC copies arrays of glm vectors piecewise)
             offset_y[cell] = v.y;

@@ -142,10 +142,14 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
     const U one = U(1u);
-    c.ga = Hash::template lattice2<T>(ix, iy, seed);
-    c.gb = Hash::template lattice2<T>(ix + one, iy, seed);
-    c.gc = Hash::template lattice2<T>(ix, iy + one, seed);
-    c.gd = Hash::template lattice2<T>(ix + one, iy + one, seed);
+    // The hash's column and row work once each, shared by the two corners on that line.
+    using split = hash_split<Hash>;
+    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + one, seed);
+    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + one, seed);
+    c.ga = split::template combine<T>(ax0, ay0, seed);
+    c.gb = split::template combine<T>(ax1, ay0, seed);
+    c.gc = split::template combine<T>(ax0, ay1, seed);
+    c.gd = split::template combine<T>(ax1, ay1, seed);
     c.va = detail::dot(c.ga, c.f);
     c.vb = detail::dot(c.gb, c.f - V2(T(1), T(0)));
     c.vc = detail::dot(c.gc, c.f - V2(T(0), T(1)));

@@ -1,7 +1,7 @@
 // gorge/noise/hash.hpp — lattice hashes: the random numbers behind every gorge noise.
 //
 // A hash policy maps an integer lattice point (cx, cy) and a 32-bit seed to a 2-vector in [-1, 1).
-// gorge ships three policies:
+// gorge ships four policies:
 //
 //   pcg3d_hash      (default) Jarzynski & Olano's pcg3d, "Hash Functions for GPU Rendering",
 //                   JCGT 9(3), 2020. Pure 32-bit unsigned wrap-around arithmetic, so the C++
@@ -15,6 +15,12 @@
 //                   honoured; components step by 2^-15 instead of 2^-23. Choose it when noise
 //                   speed matters more than the default's reference values (README: "Choosing a
 //                   hash"; tests/test_hash.cpp measures its uniformity and independence).
+//   prime_xor_hash  the cheapest exact policy: the same two coordinate products, xored with the
+//                   finalised seed, then one multiply and one xorshift. One 32-bit multiply per
+//                   lattice point once the kernels share the coordinate products of a row and a
+//                   column (below); passes the same uniformity and independence statistics.
+//                   Components step by 2^-15. The fastest noise on CPUs whose vector multiply is
+//                   slow (README: "Choosing a hash").
 //   shadertoy_hash  the float hash of the published erosion shaders, for reproducing them exactly.
 //                   It ignores the seed and works in 32-bit floats whatever the caller's type.
 //
@@ -26,10 +32,19 @@
 // result comes back in the kernel's value type T (float, double or a SIMD batch). A user-supplied
 // policy only needs these two static members.
 //
+// Split form (optional). A kernel that hashes the corners of a lattice cell, or a 4x4 window of
+// cells, visits each lattice column and row several times. The exact policies therefore also offer
+//   axis_x<U>(U cx, seed) -> U,  axis_y<U>(U cy, seed) -> U      (once per column, once per row)
+//   combine<T>(uint_t<T> ax, uint_t<T> ay, seed) -> glm::vec<2,T> (once per lattice point)
+// with lattice2(cx, cy, seed) == combine(axis_x(cx, seed), axis_y(cy, seed), seed) bit for bit;
+// their lattice2 is written that way. Kernels reach a policy through detail::hash_split, which
+// falls back to lattice2 (identity axes) for a policy without these members.
+//
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../detail/math.hpp"
 
@@ -45,14 +60,10 @@ constexpr std::uint32_t pcg_lcg_increment = 1013904223u;
 constexpr int hash_mantissa_shift = 8;
 constexpr double hash_unit_scale = 1.0 / 8388608.0;  // 2^-23
 
-/// pcg3d on three unsigned 32-bit lanes (U is std::uint32_t or a batch of them): an LCG step per
-/// lane, then two rounds of lane mixing around a xorshift. Unsigned arithmetic wraps by
-/// definition, so there is no overflow UB.
+/// pcg3d after its LCG step: two rounds of lane mixing around a xorshift (U is std::uint32_t or a
+/// batch of them). Unsigned arithmetic wraps by definition, so there is no overflow UB.
 template <class U>
-GORGE_FORCEINLINE void pcg3d(U& x, U& y, U& z) {
-    x = x * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
-    y = y * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
-    z = z * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+GORGE_FORCEINLINE void pcg3d_mix(U& x, U& y, U& z) {
     x += y * z;
     y += z * x;
     z += x * y;
@@ -62,6 +73,15 @@ GORGE_FORCEINLINE void pcg3d(U& x, U& y, U& z) {
     x += y * z;
     y += z * x;
     z += x * y;
+}
+
+/// pcg3d on three unsigned 32-bit lanes: an LCG step per lane, then pcg3d_mix.
+template <class U>
+GORGE_FORCEINLINE void pcg3d(U& x, U& y, U& z) {
+    x = x * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+    y = y * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+    z = z * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+    pcg3d_mix(x, y, z);
 }
 
 /// Maps the top 24 bits of a lane to [-1, 1), exactly in any float type.
@@ -75,14 +95,29 @@ GORGE_FORCEINLINE T unit_from_bits(uint_t<T> bits) {
 /// Jarzynski & Olano's pcg3d hash (the default policy). Exact integer work: every backend agrees
 /// bit for bit, at any distance from the origin, and different seeds give independent fields.
 struct pcg3d_hash {
+    /// Split form: pcg3d's first step (an LCG step per lane) is done per column and per row.
+    template <class U>
+    static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
+        return cx * U(detail::pcg_lcg_multiplier) + U(detail::pcg_lcg_increment);
+    }
+    template <class U>
+    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t seed) {
+        return axis_x(cy, seed);
+    }
+    /// The rest of pcg3d on lanes whose LCG step is done; the seed is the third lane.
+    template <class T>
+    static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
+        using U = detail::uint_t<T>;
+        U x = ax, y = ay, z = U(seed * detail::pcg_lcg_multiplier + detail::pcg_lcg_increment);
+        detail::pcg3d_mix(x, y, z);
+        return {detail::unit_from_bits<T>(x), detail::unit_from_bits<T>(y)};
+    }
+
     /// Hash of the lattice point (cx, cy) lanes (signed coordinates reinterpreted as unsigned).
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
                                                       std::uint32_t seed) {
-        using U = detail::uint_t<T>;
-        U x = cx, y = cy, z = U(seed);
-        detail::pcg3d(x, y, z);
-        return {detail::unit_from_bits<T>(x), detail::unit_from_bits<T>(y)};
+        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
     }
 
     /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-23.
@@ -129,14 +164,55 @@ GORGE_FORCEINLINE U prime_mix_finalise(U h) {
 /// alike, 2^30 apart about half of them).
 constexpr int prime_mix_y_rotation = 16;
 
+/// The y product rotated by half a word (see prime_mix_y_rotation).
+template <class U>
+GORGE_FORCEINLINE U prime_mix_row(U cy) {
+    const U y = cy * U(prime_mix_y);
+    return (y << prime_mix_y_rotation) | (y >> (32 - prime_mix_y_rotation));
+}
+
+/// The finalised seed both prime policies xor into every lattice point.
+GORGE_FORCEINLINE std::uint32_t prime_mix_seed_mask(std::uint32_t seed) {
+    return prime_mix_finalise(seed ^ prime_mix_seed_salt);
+}
+
 /// The 32-bit prime_mix result for lattice point (cx, cy) and seed:
 ///     finalise((cx * prime_mix_x) ^ rotl(cy * prime_mix_y, 16) ^ finalise(seed ^ salt)).
 template <class U>
 GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
-    const std::uint32_t seed_mask = prime_mix_finalise(seed ^ prime_mix_seed_salt);
-    const U y = cy * U(prime_mix_y);
-    const U y_rotated = (y << prime_mix_y_rotation) | (y >> (32 - prime_mix_y_rotation));
-    return prime_mix_finalise((cx * U(prime_mix_x)) ^ y_rotated ^ U(seed_mask));
+    return prime_mix_finalise((cx * U(prime_mix_x)) ^ prime_mix_row(cy) ^ U(prime_mix_seed_mask(seed)));
+}
+
+/// prime_mix's components from 16 bits each of one 32-bit result h: x from the high half, y from
+/// the low half, both scaled by 2^-15 and shifted by 1 into [-1, 1).
+template <class T>
+GORGE_FORCEINLINE vec2<T> prime_mix_components(uint_t<T> h) {
+    using ops = value_ops<T>;
+    using U = uint_t<T>;
+    const T scale = T(prime_mix_unit_scale);
+    return {ops::from_uint(h >> prime_mix_half_bits) * scale - T(1), ops::from_uint(h & U(prime_mix_half_mask)) * scale - T(1)};
+}
+
+/// prime_xor_hash's components: x is the high half read as a signed 16-bit fraction (the low half
+/// cleared, the word converted as a signed 32-bit integer, exact with 16 significant bits, then
+/// scaled by 2^-31): no shift and no offset. y = (h & 0xFFFF) / 2^15 - 1 as in prime_mix.
+constexpr std::uint32_t prime_xor_high_mask = 0xFFFF0000u;
+constexpr double prime_xor_signed_scale = 1.0 / 2147483648.0;  // 2^-31
+template <class T>
+GORGE_FORCEINLINE vec2<T> prime_xor_components(uint_t<T> h) {
+    using ops = value_ops<T>;
+    using U = uint_t<T>;
+    const T high = ops::from_float32(ops::int_to_float32(ops::to_int_bits(h & U(prime_xor_high_mask))));
+    return {high * T(prime_xor_signed_scale), ops::from_uint(h & U(prime_mix_half_mask)) * T(prime_mix_unit_scale) - T(1)};
+}
+
+/// prime_xor_hash's single mixing round: one multiply (lowbias32's first multiplier) and a xorshift
+/// that folds the well-mixed high half of the product into its low half.
+constexpr int prime_xor_shift = 16;
+template <class U>
+GORGE_FORCEINLINE U prime_xor_mix(U h) {
+    h *= U(prime_mix_round1);
+    return h ^ (h >> prime_xor_shift);
 }
 }  // namespace detail
 
@@ -144,15 +220,25 @@ GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
 /// shader port, seeds honoured, components in [-1, 1) with a step of 2^-15 (x from the high 16
 /// bits of one 32-bit result, y from the low 16).
 struct prime_mix_hash {
+    /// Split form: the coordinate products are made per column and per row.
+    template <class U>
+    static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
+        return cx * U(detail::prime_mix_x);
+    }
+    template <class U>
+    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t /*seed*/) {
+        return detail::prime_mix_row(cy);
+    }
+    template <class T>
+    static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
+        using U = detail::uint_t<T>;
+        return detail::prime_mix_components<T>(detail::prime_mix_finalise(ax ^ ay ^ U(detail::prime_mix_seed_mask(seed))));
+    }
+
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
                                                       std::uint32_t seed) {
-        using U = detail::uint_t<T>;
-        using ops = detail::value_ops<T>;
-        const U h = detail::prime_mix(cx, cy, seed);
-        const T scale = T(detail::prime_mix_unit_scale);
-        return {ops::from_uint(h >> detail::prime_mix_half_bits) * scale - T(1),
-                ops::from_uint(h & U(detail::prime_mix_half_mask)) * scale - T(1)};
+        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
     }
 
     /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-15.
@@ -160,6 +246,48 @@ struct prime_mix_hash {
         return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
     }
 };
+
+/// The cheapest exact hash policy (see the header comment):
+///     h = ((cx * prime_mix_x) ^ finalise(seed ^ salt) ^ rotl(cy * prime_mix_y, 16)) * 0x7FEB352D
+///     h ^= h >> 16;   x = int32(h & 0xFFFF0000) / 2^31,  y = (h & 0xFFFF) / 2^15 - 1
+/// The seed joins the column product, so a lattice point costs one multiply, an xor and a
+/// xorshift once its row and column products are known. Bit-identical in C++ scalar, SIMD and
+/// every shader port; components in [-1, 1) with a step of 2^-15. The x component comes from the
+/// product's high half, where every input bit has mixed; the y component is the low half xored
+/// with the high half.
+struct prime_xor_hash {
+    template <class U>
+    static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t seed) {
+        return (cx * U(detail::prime_mix_x)) ^ U(detail::prime_mix_seed_mask(seed));
+    }
+    template <class U>
+    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t /*seed*/) {
+        return detail::prime_mix_row(cy);
+    }
+    template <class T>
+    static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t /*seed*/) {
+        return detail::prime_xor_components<T>(detail::prime_xor_mix(ax ^ ay));
+    }
+
+    template <class T>
+    static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
+                                                      std::uint32_t seed) {
+        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
+    }
+
+    /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-15.
+    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
+        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
+    }
+};
+
+namespace detail {
+/// The 32-bit prime_xor result for lattice point (cx, cy) and seed (its components' source bits).
+template <class U>
+GORGE_FORCEINLINE U prime_xor(U cx, U cy, std::uint32_t seed) {
+    return prime_xor_mix(prime_xor_hash::axis_x(cx, seed) ^ prime_xor_hash::axis_y(cy, seed));
+}
+}  // namespace detail
 
 /// The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo
 /// Johansen), for reproducing their output exactly:
@@ -197,5 +325,29 @@ struct shadertoy_hash {
         return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
     }
 };
+
+namespace detail {
+/// A hash policy's split form (see the header comment): its own axis_x, axis_y and combine when it
+/// has them, otherwise identity axes and lattice2.
+template <class Hash, class = void>
+struct hash_split {
+    template <class U>
+    static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
+        return cx;
+    }
+    template <class U>
+    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t /*seed*/) {
+        return cy;
+    }
+    template <class T>
+    static GORGE_FORCEINLINE vec2<T> combine(uint_t<T> ax, uint_t<T> ay, std::uint32_t seed) {
+        return Hash::template lattice2<T>(ax, ay, seed);
+    }
+};
+template <class Hash>
+struct hash_split<Hash, std::void_t<decltype(Hash::template axis_x<std::uint32_t>(0u, 0u)),
+                                    decltype(Hash::template axis_y<std::uint32_t>(0u, 0u)),
+                                    decltype(Hash::template combine<float>(0u, 0u, 0u))>> : Hash {};
+}  // namespace detail
 
 }  // namespace gorge

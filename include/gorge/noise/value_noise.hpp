@@ -41,10 +41,13 @@ GORGE_FORCEINLINE value_cell<T> value_locate(vec2<T> q, std::uint32_t seed) {
     const U one = U(1u);
     value_cell<T> cell;
     cell.f = q - i;
-    cell.a = Hash::template lattice2<T>(ix, iy, seed).x;
-    cell.b = Hash::template lattice2<T>(ix + one, iy, seed).x;
-    cell.c = Hash::template lattice2<T>(ix, iy + one, seed).x;
-    cell.d = Hash::template lattice2<T>(ix + one, iy + one, seed).x;
+    using split = hash_split<Hash>;  // column and row work once each (see gradient_locate)
+    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + one, seed);
+    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + one, seed);
+    cell.a = split::template combine<T>(ax0, ay0, seed).x;
+    cell.b = split::template combine<T>(ax1, ay0, seed).x;
+    cell.c = split::template combine<T>(ax0, ay1, seed).x;
+    cell.d = split::template combine<T>(ax1, ay1, seed).x;
     return cell;
 }
 /// a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d.
