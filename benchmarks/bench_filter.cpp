@@ -82,6 +82,14 @@ void filter_simd_threads(benchmark::State& state, unsigned threads) {
 }
 void filter_simd(benchmark::State& state) { filter_simd_threads(state, 1); }
 BENCHMARK(filter_simd)->Unit(benchmark::kMillisecond);
+/// The filter with the cheapest exact hash.
+void filter_simd_prime_xor(benchmark::State& state) {
+    const gorge::tile_settings<float> settings;
+    run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
+        gorge::erode_tile<gorge::prime_xor_hash>(sloped_plane{}, s, 0, 0, b, settings);
+    });
+}
+BENCHMARK(filter_simd_prime_xor)->Unit(benchmark::kMillisecond);
 void filter_simd_mt(benchmark::State& state) { filter_simd_threads(state, 0); }
 BENCHMARK(filter_simd_mt)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -120,11 +128,12 @@ BENCHMARK(demo_pipeline_scalar)->Unit(benchmark::kMillisecond);
 
 /// The published demo as a tile field: 3-octave fBm height with its own fade target
 /// (gorge/filter/demo_pipeline.hpp), filtered by erode_tile with the demo's height offset.
+template <class Hash = gorge::pcg3d_hash>
 struct demo_field {
     template <class T>
     gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
         const glm::vec<3, T> n =
-            gorge::fbm(p, gorge::demo::height_fbm<float>()) * T(float(gorge::demo::height_amplitude));
+            gorge::fbm<Hash>(p, gorge::demo::height_fbm<float>()) * T(float(gorge::demo::height_amplitude));
         const T fade = gorge::detail::clamp(
             n.x / T(float(gorge::demo::height_amplitude * gorge::demo::fade_range)), T(-1.0f), T(1.0f));
         const T half(0.5f);
@@ -132,14 +141,19 @@ struct demo_field {
     }
 };
 
-void demo_pipeline_simd(benchmark::State& state) {
+template <class Hash>
+void demo_pipeline_simd_with(benchmark::State& state) {
     gorge::tile_settings<float> settings;
     settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
     run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
-        gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
+        gorge::erode_tile<Hash>(demo_field<Hash>{}, s, 0, 0, b, settings);
     });
 }
+void demo_pipeline_simd(benchmark::State& state) { demo_pipeline_simd_with<gorge::pcg3d_hash>(state); }
 BENCHMARK(demo_pipeline_simd)->Unit(benchmark::kMillisecond);
+/// The demo with the cheapest exact hash (fBm and filter).
+void demo_pipeline_simd_prime_xor(benchmark::State& state) { demo_pipeline_simd_with<gorge::prime_xor_hash>(state); }
+BENCHMARK(demo_pipeline_simd_prime_xor)->Unit(benchmark::kMillisecond);
 
 /// Thread scaling of the demo tile, 512^2 and 2048^2 (rows shared through erode_tile's work
 /// counter); wall time.
@@ -150,7 +164,7 @@ void demo_pipeline_simd_threads(benchmark::State& state) {
     run_tile_api(
         state,
         [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
-            gorge::erode_tile(demo_field{}, s, 0, 0, b, settings);
+            gorge::erode_tile(demo_field<>{}, s, 0, 0, b, settings);
         },
         static_cast<int>(state.range(1)));
 }
@@ -174,7 +188,7 @@ void demo_pipeline_simd_copies(benchmark::State& state) {
     const auto fill = [&](std::size_t c) {
         gorge::tile_buffers<float> buffers;
         buffers.height = gorge::grid_view<float>(out[c].data(), tile_size, tile_size);
-        gorge::erode_tile(demo_field{}, sampling, 0, 0, buffers, settings);
+        gorge::erode_tile(demo_field<>{}, sampling, 0, 0, buffers, settings);
     };
     for (auto _ : state) {
         std::vector<std::thread> helpers;
