@@ -3,9 +3,10 @@
 // (see Usage), the same rows in include/gorge/hlsl/gorge.hlsl (tests/hlsl/parity.hlsl, compiled by
 // glslang's HLSL front end) - and compares each output with gorge's C++ float path on the same
 // inputs:
-// the rows of tests/support/parity_rows.hpp (every reference row, prime_mix lattice blocks of 64x64,
-// the filter at steep slopes against the C++ float and double paths, the noise fields, a 512x512
-// demo tile for pcg3d and a 128x128 one for prime_mix), with the tolerances written there.
+// the rows of tests/support/parity_rows.hpp (every reference row, prime_mix and prime_xor lattice
+// blocks of 64x64, the filter at steep slopes against the C++ float and double paths, the noise
+// fields, a 512x512 demo tile for pcg3d and a 128x128 one for prime_mix and for prime_xor), with
+// the tolerances written there.
 // An output whose C++ values are all equal fails the test (the comparison would prove nothing).
 // It prints the worst error of every output, and, for information, the GPU's worst error against
 // the double-precision reference values.
@@ -15,9 +16,9 @@
 // failure instead, for CI machines that are meant to have one (Mesa's lavapipe).
 //
 // Usage: test_glsl_parity [SPIR-V directory [file prefix [port name]]]
-//   runs <directory>/<prefix><hash>.spv for hash = pcg3d, shadertoy and prime_mix; the defaults are the
-//   GLSL shaders of this build (prefix "parity_", port name "gorge.glsl"); ctest's hlsl_parity
-//   passes tests/hlsl's build directory, "hlsl_parity_" and "gorge.hlsl".
+//   runs <directory>/<prefix><hash>.spv for hash = pcg3d, shadertoy, prime_mix and prime_xor; the
+//   defaults are the GLSL shaders of this build (prefix "parity_", port name "gorge.glsl"); ctest's
+//   hlsl_parity passes tests/hlsl's build directory, "hlsl_parity_" and "gorge.hlsl".
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -215,7 +216,7 @@ int main(int argc, char** argv) {
                     "ridge_map (tolerance %.0e)\n",
                     worst_steep_height, steep_height_tolerance, worst_steep_ridge, steep_ridge_tolerance);
         std::printf("(\"vs ref\" is the GPU's worst error against the double-precision reference, for information;\n"
-                    " \"*\": the inputs of the pcg3d rows, run with prime_mix, which has no reference values)\n");
+                    " \"*\": the inputs of the pcg3d rows, run with a hash that has no reference values)\n");
         std::printf("%s\n", ok ? "PASS" : "FAIL");
         if (leak_probe) {
             // Hide the only pointer (stored inverted) so that no root keeps the block reachable.

@@ -3,11 +3,12 @@
 // the kind, as parity.comp, parity.hlsl and parity.wgsl read them), the C++ float outputs (8 a
 // row), the C++ double or reference values where there are any, and the group of each row with
 // what each output is held to:
-//  - every row of tests/data/reference (hash policies pcg3d and shadertoy); prime_mix has no
-//    reference rows, so it runs the inputs of the pcg3d rows (groups marked "*"), compared with the
-//    C++ float path only (the CSV's values belong to pcg3d);
-//  - prime_mix hashes over square blocks of lattice points around the origin, (2^30, +-2^30) and
-//    the wrap from 2^31 - 1 to -2^31, for four seeds including 0 and 0xFFFFFFFF (bit-exact);
+//  - every row of tests/data/reference (hash policies pcg3d and shadertoy); prime_mix and
+//    prime_xor have no reference rows, so they run the inputs of the pcg3d rows (groups marked
+//    "*"), compared with the C++ float path only (the CSV's values belong to pcg3d);
+//  - prime_mix and prime_xor hashes over square blocks of lattice points around the origin,
+//    (2^30, +-2^30) and the wrap from 2^31 - 1 to -2^31, for four seeds including 0 and 0xFFFFFFFF
+//    (bit-exact);
 //  - the filter at steep slopes: default parameters, |slope| log-spaced from 1e-6 to 1e12 (4 per
 //    decade) in 8 directions at 3 positions (every hash policy), compared with the C++ float path
 //    and with the C++ double path (height_delta within 2e-5, ridge_map within 5e-3: the float/double
@@ -16,9 +17,9 @@
 //    Hessians, the four fractals over the three bases, the island, combinators, profiles,
 //    distances), and the power profile where |e|^k and its slope overflow float (both saturate at
 //    the largest finite float, bit-exact);
-//  - a tile of the demo pipeline (pcg3d, the default hash) and a coarser one (prime_mix).
+//  - a tile of the demo pipeline (pcg3d, the default hash) and a coarser one (prime_mix, prime_xor).
 // Tolerances:
-//   pcg3d and prime_mix hashes, derive_seed, saturated power profile   bit-exact
+//   pcg3d, prime_mix and prime_xor hashes, derive_seed, saturated power profile   bit-exact
 //   shadertoy hashes                          within 1e-4 (float hash; a device may round differently)
 //   heights, gradients, noise, phase          within 1e-4 absolute; Hessians 1e-4 times max(1, their
 //                                             largest |C++ value|); fractal gradients 1e-4 times
@@ -105,7 +106,7 @@ struct group {
 struct batch {
     std::string hash;
     /// The hash whose rows of tests/data/reference give this batch its inputs: its own, or pcg3d's
-    /// for prime_mix, which has no reference rows.
+    /// for prime_mix and prime_xor, which have no reference rows.
     std::string csv_hash;
     /// Whether the CSV's values are this hash's reference; false for borrowed rows (then no row of
     /// the batch carries them, and nothing is compared with them).
@@ -144,14 +145,20 @@ struct group_table {
 struct row_sizes {
     /// Side of the demo tile (pcg3d); sample indices are y * tile_size + x for every tile.
     int tile_size;
-    /// Side of the prime_mix demo tile (same area, coarser: keeps the runtime).
-    int prime_mix_tile_size;
-    /// Side of each block of prime_mix lattice points.
+    /// Side of the demo tile of prime_mix and of prime_xor (same area, coarser: keeps the runtime).
+    int coarse_tile_size;
+    /// Side of each block of lattice points (prime_mix, prime_xor).
     std::uint32_t lattice_block_side;
 };
 
 /// Whether a hash policy is exact integer arithmetic, so that its hashes must agree bit for bit.
-inline bool exact_hash(const std::string& hash) { return hash == "pcg3d" || hash == "prime_mix"; }
+inline bool exact_hash(const std::string& hash) {
+    return hash == "pcg3d" || hash == "prime_mix" || hash == "prime_xor";
+}
+
+/// The hashes without reference rows of their own (tests/data/reference holds pcg3d's and
+/// shadertoy's): they borrow pcg3d's inputs and get the lattice blocks and the coarse demo tile.
+inline bool borrows_pcg3d_rows(const std::string& hash) { return hash == "prime_mix" || hash == "prime_xor"; }
 
 /// Name of the group of a batch's rows of a reference file; "*" marks rows borrowed from another hash.
 inline std::string csv_group_name(const batch& b, const char* file) {
@@ -334,9 +341,8 @@ struct lattice_block {
     std::uint32_t x, y;  // centre, as the 32-bit unsigned lattice coordinates the kernels pass
 };
 /// Blocks centred on the origin, on (2^30, 2^30), on (2^30, -2^30), and on (2^31, 0), where x wraps
-/// from 2^31 - 1 to -2^31. No block is centred on (-2^30, -2^30) or (-2^30, 2^30): prime_mix is
-/// unchanged when both coordinates move by 2^31 (each product with an odd constant flips its top
-/// bit, and the xor cancels the two flips), so those would repeat the second and third blocks.
+/// from 2^31 - 1 to -2^31. Four blocks keep the runtime; that points 2^31 or (2^30, +-2^30) apart do
+/// not hash alike (the rotated y product's purpose) is tested on the C++ side (test_hash.cpp).
 constexpr lattice_block lattice_blocks[] = {
     {"origin", 0u, 0u},
     {"(2^30,2^30)", lattice_far, lattice_far},
@@ -618,26 +624,26 @@ inline void resolve_relative_tolerances(const std::vector<batch>& batches, group
         }
 }
 
-/// Every row of every hash policy (pcg3d, shadertoy, prime_mix), with its group and resolved
-/// tolerances.
+/// Every row of every hash policy (pcg3d, shadertoy, prime_mix, prime_xor), with its group and
+/// resolved tolerances.
 inline std::vector<batch> build_batches(const row_sizes& sizes, group_table& groups) {
     std::vector<batch> batches;
-    for (const char* hash : {"pcg3d", "shadertoy", "prime_mix"}) {
+    for (const char* hash : {"pcg3d", "shadertoy", "prime_mix", "prime_xor"}) {
         batch b;
         b.hash = hash;
-        // prime_mix has no reference rows: it runs the pcg3d rows' inputs, compared with the C++
-        // float path only (the CSV's values are pcg3d's, so there is no "vs ref" for it).
-        b.csv_reference = b.hash != "prime_mix";
+        // prime_mix and prime_xor have no reference rows: they run the pcg3d rows' inputs, compared
+        // with the C++ float path only (the CSV's values are pcg3d's, so there is no "vs ref").
+        b.csv_reference = !borrows_pcg3d_rows(b.hash);
         b.csv_hash = b.csv_reference ? b.hash : "pcg3d";
         fill_reference_rows(b, groups);
-        if (b.hash == "prime_mix") fill_lattice_block_rows(b, groups, sizes.lattice_block_side);
+        if (borrows_pcg3d_rows(b.hash)) fill_lattice_block_rows(b, groups, sizes.lattice_block_side);
         fill_steep_rows(b, groups);
         fill_demo_rows(b, groups);
         // The tile uses gorge's default hash, as examples/demo.cpp and gpu_tile do; the shadertoy
         // variant of the pipeline is covered by demo.csv (one tile keeps the sanitizer build's
-        // runtime); prime_mix gets a coarser tile over the same area.
+        // runtime); prime_mix and prime_xor get a coarser tile over the same area.
         if (b.hash == "pcg3d") fill_demo_tile(b, groups, sizes.tile_size, sizes.tile_size);
-        if (b.hash == "prime_mix") fill_demo_tile(b, groups, sizes.prime_mix_tile_size, sizes.tile_size);
+        if (borrows_pcg3d_rows(b.hash)) fill_demo_tile(b, groups, sizes.coarse_tile_size, sizes.tile_size);
         fill_noise_field_rows(b, groups);
         batches.push_back(std::move(b));
     }

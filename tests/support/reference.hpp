@@ -13,13 +13,15 @@
 
 namespace gorge_test {
 
-/// Calls f(Hash{}) with the hash policy a reference row (or a test) names: pcg3d, shadertoy or
-/// prime_mix (which has no reference rows: the shader parity tests run it on the pcg3d rows' inputs).
+/// Calls f(Hash{}) with the hash policy a reference row (or a test) names: pcg3d, shadertoy,
+/// prime_mix or prime_xor (the last two have no reference rows: the shader parity tests run them on
+/// the pcg3d rows' inputs).
 template <class F>
 decltype(auto) with_hash(const std::string& name, F&& f) {
     if (name == "pcg3d") return f(gorge::pcg3d_hash{});
     if (name == "shadertoy") return f(gorge::shadertoy_hash{});
     if (name == "prime_mix") return f(gorge::prime_mix_hash{});
+    if (name == "prime_xor") return f(gorge::prime_xor_hash{});
     throw std::runtime_error("unknown hash '" + name + "' in reference data");
 }
 

@@ -1,9 +1,9 @@
 // Evaluates gorge.wgsl on rows packed by wgsl_rows.cpp, one invocation per row; the WGSL twin of
 // tests/glsl/parity.comp (same row layout and kinds). run_parity.mjs prepends gorge.wgsl, as a
 // user's shader would, and chooses the hash policy as a user would: it replaces every "$HASH(" by
-// "(" (pcg3d), by "_shadertoy(" (the named variants) or by "_with(gorge_hash_prime_mix, " (the
-// run-time choice; prime_mix has no named variants), and $LATTICE by gorge_<hash>_lattice2, before
-// compiling, so the module is built once per hash.
+// "(" (pcg3d), by "_shadertoy(" (the named variants) or by "_with(gorge_hash_<hash>, " (the
+// run-time choice, for prime_mix and prime_xor, which have no named variants), and $LATTICE by
+// gorge_<hash>_lattice2, before compiling, so the module is built once per hash.
 //
 // Row layout (32 words, floats as their bits): word 0 is the kind of row, the rest its inputs;
 // each row writes up to 8 floats of output. Keep in sync with wgsl_rows.cpp.

@@ -80,8 +80,8 @@ if (process.env.GORGE_WGSL_BREAK === '1') {
 const harnessTemplate = readFileSync(harnessPath, 'utf8');
 const gorgeLines = gorgeSource.split('\n').length;
 // The harness calls every hashing function as name$HASH(...): pcg3d and shadertoy through their
-// named variants (gorge_fbm, gorge_fbm_shadertoy), every other hash (prime_mix, which has no named
-// variants) through the run-time choice gorge_fbm_with(gorge_hash_<hash>, ...).
+// named variants (gorge_fbm, gorge_fbm_shadertoy), every other hash (prime_mix, prime_xor, which
+// have no named variants) through the run-time choice gorge_fbm_with(gorge_hash_<hash>, ...).
 function shaderFor(hash) {
   const call = hash === 'pcg3d' ? '(' : hash === 'shadertoy' ? '_shadertoy(' : `_with(gorge_hash_${hash}, `;
   const harness = harnessTemplate.replaceAll('$HASH(', call).replaceAll('$LATTICE', `gorge_${hash}_lattice2`);

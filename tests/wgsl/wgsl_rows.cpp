@@ -3,7 +3,8 @@
 //
 // The rows and tolerances are those of the Vulkan parity tests (tests/support/parity_rows.hpp), in
 // the same packed layout, so parity.wgsl reads like parity.comp; the generated parts are smaller
-// (a 256x256 demo tile, 64x64 for prime_mix, lattice blocks of 32x32), for SwiftShader's time.
+// (a 256x256 demo tile, 64x64 for prime_mix and for prime_xor, lattice blocks of 32x32), for
+// SwiftShader's time.
 //
 // Output, in the directory given as the only argument:
 //   manifest.json          row and output layout, the batches, and every group of rows with its

@@ -24,13 +24,15 @@
 // `vec2 f(uvec2 cell, uint seed)` returning a vector in [-1, 1)^2:
 //     #define GORGE_HASH gorge_pcg3d_lattice2      (the default: exact integer hash, seeds honoured)
 //     #define GORGE_HASH gorge_prime_mix_lattice2  (the fast exact integer hash, seeds honoured)
+//     #define GORGE_HASH gorge_prime_xor_lattice2  (the cheapest exact integer hash, seeds honoured)
 //     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
 // A custom hash works the same way if it is declared before the include. The built-in hashes are
 // always available by name, whatever GORGE_HASH says.
 //
 // Agreement with the C++ float path (checked by tests/glsl on Vulkan devices: Mesa's lavapipe, an
 // NVIDIA H200):
-//  - pcg3d, prime_mix and gorge_derive_seed are pure 32-bit unsigned arithmetic: bit-identical to C++;
+//  - pcg3d, prime_mix, prime_xor and gorge_derive_seed are pure 32-bit unsigned arithmetic:
+//    bit-identical to C++;
 //  - everything else is float arithmetic whose result depends on the device's exp/sin/cos/pow and
 //    on whether it fuses multiply-adds, so it agrees to about 1e-6 typically (1e-4 is what the test
 //    demands); the filter's straight-gully steering uses sign(sin), so at the rare points where the
@@ -211,6 +213,31 @@ vec2 gorge_prime_mix_lattice2(uvec2 cell, uint seed) {
                gorge_detail_prime_mix_unit_scale - 1.0;
 }
 vec2 gorge_prime_mix_hash2(ivec2 cell, uint seed) { return gorge_prime_mix_lattice2(uvec2(cell), seed); }
+
+// prime_xor: the x product xored with the finalised seed and the rotated y product (prime_mix's
+// constants), then one multiply and one xorshift; x from the high 16 bits read as a signed value,
+// y from the low 16. Bit-identical to C++; the cheapest exact hash (one multiply per lattice point
+// once the products of a row and a column are shared, as the C++ kernels do).
+const uint gorge_detail_prime_xor_shift = 16u;
+const uint gorge_detail_prime_xor_high_mask = 0xFFFF0000u;
+const float gorge_detail_prime_xor_signed_scale = 1.0 / 2147483648.0;  // 2^-31
+
+uint gorge_prime_xor(uvec2 cell, uint seed) {
+    uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+    uint y = cell.y * gorge_detail_prime_mix_y;
+    uint y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+    uint h = ((cell.x * gorge_detail_prime_mix_x) ^ seed_mask ^ y_rotated) * gorge_detail_prime_mix_round1;
+    return h ^ (h >> gorge_detail_prime_xor_shift);
+}
+
+// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x is
+// the high 16 bits as a signed 32-bit integer times 2^-31, y the low 16 as in prime_mix; exact).
+vec2 gorge_prime_xor_lattice2(uvec2 cell, uint seed) {
+    uint h = gorge_prime_xor(cell, seed);
+    return vec2(float(int(h & gorge_detail_prime_xor_high_mask)) * gorge_detail_prime_xor_signed_scale,
+                float(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
+}
+vec2 gorge_prime_xor_hash2(ivec2 cell, uint seed) { return gorge_prime_xor_lattice2(uvec2(cell), seed); }
 
 // The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
 //     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)

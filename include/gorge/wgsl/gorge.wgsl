@@ -30,16 +30,18 @@
 //     gorge_erosion_filter_shadertoy(...)            the published shaders' float hash (seed
 //                                                    ignored)
 //     gorge_erosion_filter_with(hash, ...)           hash = gorge_hash_pcg3d,
-//                                                    gorge_hash_prime_mix (the fast exact hash)
-//                                                    or gorge_hash_shadertoy, chosen at run time
-//                                                    (for a uniform or an `override` constant)
+//                                                    gorge_hash_prime_mix (the fast exact hash),
+//                                                    gorge_hash_prime_xor (the cheapest exact
+//                                                    hash) or gorge_hash_shadertoy, chosen at run
+//                                                    time (for a uniform or an `override` constant)
 // The functions that exist so are gorge_gradient_noise, gorge_fbm, gorge_phacelle,
 // gorge_erosion_filter, gorge_demo_pipeline, gorge_demo_pipeline_defaults,
 // gorge_gradient_noise_d2, gorge_value_noise_d2, gorge_value_noise, gorge_simplex_noise_d2,
 // gorge_simplex_noise, gorge_basis_eval, gorge_basis_eval_d2, gorge_fractal_sum, gorge_billow,
 // gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Every hash is
-// always available by name: gorge_pcg3d_lattice2, gorge_prime_mix_lattice2 and
-// gorge_shadertoy_lattice2 (and the gorge_lattice2(hash, ...) dispatch every noise goes through).
+// always available by name: gorge_pcg3d_lattice2, gorge_prime_mix_lattice2,
+// gorge_prime_xor_lattice2 and gorge_shadertoy_lattice2 (and the gorge_lattice2(hash, ...)
+// dispatch every noise goes through).
 //
 // Other differences from gorge.glsl, all forced by WGSL:
 //  - no overloading: mix has one helper per type (gorge_detail_mix, _mix2, _mix3), and GLSL's
@@ -53,8 +55,8 @@
 // Agreement with the C++ float path (checked by tests/wgsl in headless Chromium on its
 // SwiftShader WebGPU adapter, on every reference row, steep slopes, the noise fields and a demo
 // tile; also run through Dawn on an NVIDIA H200):
-//  - pcg3d and gorge_derive_seed are pure 32-bit unsigned arithmetic (u32 wraps in WGSL):
-//    bit-identical to C++;
+//  - pcg3d, prime_mix, prime_xor and gorge_derive_seed are pure 32-bit unsigned arithmetic (u32
+//    wraps in WGSL): bit-identical to C++;
 //  - everything else is float arithmetic whose result depends on the device's exp/pow and on
 //    whether it fuses multiply-adds; the test demands 1e-4 (as for GLSL), 1e-2 on ridge maps, and
 //    the pcg3d paths stay within a few 1e-6 on both devices above (gradients of high-frequency
@@ -263,6 +265,31 @@ fn gorge_prime_mix_lattice2(cell: vec2u, seed: u32) -> vec2f {
 }
 fn gorge_prime_mix_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_prime_mix_lattice2(vec2u(cell), seed); }
 
+// prime_xor: the x product xored with the finalised seed and the rotated y product (prime_mix's
+// constants), then one multiply and one xorshift; x from the high 16 bits read as a signed value,
+// y from the low 16. Bit-identical to C++; the cheapest exact hash (one multiply per lattice point
+// once the products of a row and a column are shared, as the C++ kernels do).
+const gorge_detail_prime_xor_shift: u32 = 16u;
+const gorge_detail_prime_xor_high_mask: u32 = 0xFFFF0000u;
+const gorge_detail_prime_xor_signed_scale: f32 = 1.0 / 2147483648.0;  // 2^-31
+
+fn gorge_prime_xor(cell: vec2u, seed: u32) -> u32 {
+    let seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+    let y = cell.y * gorge_detail_prime_mix_y;
+    let y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+    let h = ((cell.x * gorge_detail_prime_mix_x) ^ seed_mask ^ y_rotated) * gorge_detail_prime_mix_round1;
+    return h ^ (h >> gorge_detail_prime_xor_shift);
+}
+
+// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x is
+// the high 16 bits as a signed 32-bit integer times 2^-31, y the low 16 as in prime_mix; exact).
+fn gorge_prime_xor_lattice2(cell: vec2u, seed: u32) -> vec2f {
+    let h = gorge_prime_xor(cell, seed);
+    return vec2f(f32(bitcast<i32>(h & gorge_detail_prime_xor_high_mask)) * gorge_detail_prime_xor_signed_scale,
+                 f32(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
+}
+fn gorge_prime_xor_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_prime_xor_lattice2(vec2u(cell), seed); }
+
 // The float hash of the published erosion shaders (Clay John, Felix Westin, Rune Skovbo Johansen):
 //     x = cell * k + k.yx,  k = (0.3183099, 0.3678794)
 //     hash = -1 + 2 * fract(16 * k * fract(x.x * x.y * (x.x + x.y)))
@@ -281,6 +308,7 @@ fn gorge_shadertoy_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_shadert
 const gorge_hash_pcg3d: u32 = 0u;
 const gorge_hash_shadertoy: u32 = 1u;
 const gorge_hash_prime_mix: u32 = 2u;
+const gorge_hash_prime_xor: u32 = 3u;
 
 fn gorge_lattice2(hash: u32, cell: vec2u, seed: u32) -> vec2f {
     if (hash == gorge_hash_shadertoy) {
@@ -288,6 +316,9 @@ fn gorge_lattice2(hash: u32, cell: vec2u, seed: u32) -> vec2f {
     }
     if (hash == gorge_hash_prime_mix) {
         return gorge_prime_mix_lattice2(cell, seed);
+    }
+    if (hash == gorge_hash_prime_xor) {
+        return gorge_prime_xor_lattice2(cell, seed);
     }
     return gorge_pcg3d_lattice2(cell, seed);
 }
