@@ -134,6 +134,10 @@ struct hash_runner {
         check_hash_lanes<gorge::pcg3d_hash, xsimd::batch<double, A>>("pcg3d double");
         check_hash_lanes<gorge::shadertoy_hash, xsimd::batch<float, A>>("shadertoy float");
         check_hash_lanes<gorge::shadertoy_hash, xsimd::batch<double, A>>("shadertoy double");
+        check_hash_lanes<gorge::prime_mix_hash, xsimd::batch<float, A>>("prime_mix float");
+        check_hash_lanes<gorge::prime_mix_hash, xsimd::batch<double, A>>("prime_mix double");
+        check_hash_lanes<gorge::prime_xor_hash, xsimd::batch<float, A>>("prime_xor float");
+        check_hash_lanes<gorge::prime_xor_hash, xsimd::batch<double, A>>("prime_xor double");
     }
 };
 
@@ -436,6 +440,12 @@ struct agreement_runner {
                                                      agreement_tolerance, gorge::erosion_params<double>{});
         check_filter_agreement<gorge::shadertoy_hash, F>("filter float, shadertoy hash",
                                                          gorge::erosion_params<float>{}, agreement_tolerance,
+                                                         gorge::erosion_params<double>{});
+        check_filter_agreement<gorge::prime_xor_hash, F>("filter float, prime_xor hash",
+                                                         gorge::erosion_params<float>{}, agreement_tolerance,
+                                                         gorge::erosion_params<double>{});
+        check_filter_agreement<gorge::prime_xor_hash, D>("filter double, prime_xor hash",
+                                                         gorge::erosion_params<double>{}, double_agreement_tolerance,
                                                          gorge::erosion_params<double>{});
         // Far from the defaults the filter is worse conditioned: one ulp of difference in a sin or
         // exp, amplified over 8 octaves and by the phase renormalisation, reaches a few 1e-6 on the
