@@ -6,10 +6,18 @@ if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
   gorge_add_example(gpu_tile)
   target_link_libraries(gpu_tile PRIVATE Vulkan::Vulkan)
   gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp)
+  # The same shader with the other exact hashes (gpu_tile --hash prime_mix|prime_xor).
+  set(gpu_tile_hash_spirv)
+  foreach(hash prime_mix prime_xor)
+    gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_${hash}.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp
+                        DEFINES GORGE_HASH=gorge_${hash}_lattice2)
+    list(APPEND gpu_tile_hash_spirv ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_${hash}.spv)
+  endforeach()
   # The same shader written with gorge's HLSL include (run it with GORGE_GPU_TILE_SPIRV pointing at
   # gpu_tile_hlsl.spv; see gpu_tile.hlsl).
   gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_hlsl.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.hlsl HLSL)
-  add_custom_target(gpu_tile_spirv DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_hlsl.spv)
+  add_custom_target(gpu_tile_spirv DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_hlsl.spv
+                    ${gpu_tile_hash_spirv})
   add_dependencies(gpu_tile gpu_tile_spirv)
 else()
   message(WARNING "gpu_tile is not built: it needs glslangValidator (glslang-tools) and Vulkan (libvulkan-dev)")

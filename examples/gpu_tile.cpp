@@ -2,7 +2,10 @@
 // gorge's GLSL include (include/gorge/glsl/gorge.glsl), read back and written as the CPU demo
 // writes it; prints the GPU's throughput measured with timestamp queries (compute time only).
 //
-// Usage: gpu_tile [size=4096] [seed=0] [repeats=20] [workgroup=16x16] [--no-images]
+// Usage: gpu_tile [size=4096] [seed=0] [repeats=20] [workgroup=16x16] [--no-images] [--hash NAME]
+//   --hash NAME                pcg3d (the default), prime_mix or prime_xor: the hash policy of the
+//                              shader (gpu_tile_<NAME>.spv; gpu_tile.spv for pcg3d) and of the C++
+//                              check
 //   gpu_tile_height.png        8-bit grayscale height
 //   gpu_tile_height.r16        16-bit little-endian raw height (Unity / Unreal heightmap import)
 //   gpu_tile_ridge_map.png     the filter's ridge map (black creases, white ridges)
@@ -46,12 +49,39 @@ struct timing {
     double min_ms, median_ms;
 };
 
-std::string spirv_path(const char* argv0) {
+/// The hash policies gpu_tile is built with: gpu_tile.spv uses the default, the others
+/// gpu_tile_<name>.spv (compiled with GORGE_HASH=gorge_<name>_lattice2).
+enum class hash_choice { pcg3d, prime_mix, prime_xor };
+
+bool parse_hash(const std::string& name, hash_choice& out) {
+    if (name == "pcg3d") out = hash_choice::pcg3d;
+    else if (name == "prime_mix") out = hash_choice::prime_mix;
+    else if (name == "prime_xor") out = hash_choice::prime_xor;
+    else return false;
+    return true;
+}
+
+std::string spirv_path(const char* argv0, hash_choice hash) {
     if (const char* env = std::getenv("GORGE_GPU_TILE_SPIRV")) return env;
     std::string dir(argv0);
     const std::size_t slash = dir.find_last_of('/');
     dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
+    switch (hash) {
+        case hash_choice::prime_mix: return dir + "/gpu_tile_prime_mix.spv";
+        case hash_choice::prime_xor: return dir + "/gpu_tile_prime_xor.spv";
+        case hash_choice::pcg3d: break;
+    }
     return dir + "/gpu_tile.spv";
+}
+
+/// The C++ float demo sample at p with the shader's hash policy.
+gorge::demo_sample<float> cpu_demo_sample(glm::vec2 p, std::uint32_t seed, hash_choice hash) {
+    switch (hash) {
+        case hash_choice::prime_mix: return gorge::demo_pipeline<gorge::prime_mix_hash>(p, seed);
+        case hash_choice::prime_xor: return gorge::demo_pipeline<gorge::prime_xor_hash>(p, seed);
+        case hash_choice::pcg3d: break;
+    }
+    return gorge::demo_pipeline<gorge::pcg3d_hash>(p, seed);
 }
 
 /// Runs `repeats` timed dispatches (after one warm-up) and returns their min and median.
@@ -99,11 +129,20 @@ int main(int argc, char** argv) {
     int size = 4096, repeats = 20;
     std::uint32_t seed = 0, wg_x = 16, wg_y = 16;
     bool images = true;
+    hash_choice hash = hash_choice::pcg3d;
     int positional = 0;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--no-images") {
             images = false;
+            continue;
+        }
+        if (arg == "--hash") {
+            if (a + 1 >= argc || !parse_hash(argv[a + 1], hash)) {
+                std::fprintf(stderr, "gpu_tile: --hash needs pcg3d, prime_mix or prime_xor\n");
+                return 2;
+            }
+            ++a;
             continue;
         }
         switch (positional++) {
@@ -146,7 +185,7 @@ int main(int argc, char** argv) {
         buffer height_gpu(ctx, bytes, usage, buffer::memory::device_local);
         buffer ridge_gpu(ctx, bytes, usage, buffer::memory::device_local);
         buffer input_gpu(ctx, bytes, usage, buffer::memory::device_local);
-        gorge_vk::compute_pipeline pipeline(ctx, spirv_path(argv[0]), 3, sizeof(push_constants), {wg_x, wg_y});
+        gorge_vk::compute_pipeline pipeline(ctx, spirv_path(argv[0], hash), 3, sizeof(push_constants), {wg_x, wg_y});
         pipeline.bind({&height_gpu, &ridge_gpu, &input_gpu});
         const std::uint32_t groups_x = (std::uint32_t(size) + wg_x - 1) / wg_x;
         const std::uint32_t groups_y = (std::uint32_t(size) + wg_y - 1) / wg_y;
@@ -196,7 +235,7 @@ int main(int argc, char** argv) {
         for (int y = step / 2; y < size; y += step)
             for (int x = step / 2; x < size; x += step) {
                 const glm::vec2 p((float(x) + 0.5f) * spacing, (float(y) + 0.5f) * spacing);
-                const gorge::demo_sample<float> s = gorge::demo_pipeline(p, seed);
+                const gorge::demo_sample<float> s = cpu_demo_sample(p, seed, hash);
                 worst_height = std::max(worst_height, double(std::fabs(s.height - height(x, y))));
                 worst_ridge = std::max(worst_ridge, double(std::fabs(s.ridge_map - ridge(x, y))));
                 ++checked;
