@@ -28,6 +28,18 @@
 //     #define GORGE_HASH gorge_shadertoy_lattice2  (the published shaders' float hash, seed ignored)
 // A custom hash works the same way if it is declared before the include. The built-in hashes are
 // always available by name, whatever GORGE_HASH says.
+// Split form (optional, as in hash.hpp): the noises hash a lattice point as
+// GORGE_HASH_COMBINE(GORGE_HASH_AXIS_X(cx, seed), GORGE_HASH_AXIS_Y(cy, seed), seed), so that the
+// corners of a cell and the cells of Phacelle's 4x4 window share the work of a lattice column and
+// of a row. Without GORGE_HASH, pcg3d's split form is used; a GORGE_HASH alone gets identity axes
+// and GORGE_HASH per lattice point (the same noise, without the sharing). To share a built-in
+// hash's work, name its split functions too (all three, and GORGE_HASH: anything less is an
+// #error); the noise is bit for bit that of GORGE_HASH alone:
+//     #define GORGE_HASH gorge_prime_xor_lattice2
+//     #define GORGE_HASH_AXIS_X gorge_prime_xor_axis_x    // uint f(uint cx, uint seed)
+//     #define GORGE_HASH_AXIS_Y gorge_prime_xor_axis_y    // uint f(uint cy, uint seed)
+//     #define GORGE_HASH_COMBINE gorge_prime_xor_combine  // vec2 f(uint ax, uint ay, uint seed)
+// (gorge_pcg3d_* and gorge_prime_mix_* alike; the shadertoy hash has no split form).
 //
 // Agreement with the C++ float path (checked by tests/glsl on Vulkan devices: Mesa's lavapipe, an
 // NVIDIA H200):
@@ -149,8 +161,7 @@ const float gorge_detail_hash_unit_scale = 1.0 / 8388608.0;  // 2^-23
 
 // Jarzynski & Olano's pcg3d ("Hash Functions for GPU Rendering", JCGT 9(3), 2020): an LCG step per
 // lane, then two rounds of lane mixing around a xorshift. uint arithmetic wraps by definition.
-uvec3 gorge_pcg3d(uvec3 v) {
-    v = v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+uvec3 gorge_detail_pcg3d_mix(uvec3 v) {
     v.x += v.y * v.z;
     v.y += v.z * v.x;
     v.z += v.x * v.y;
@@ -160,16 +171,31 @@ uvec3 gorge_pcg3d(uvec3 v) {
     v.z += v.x * v.y;
     return v;
 }
+uvec3 gorge_pcg3d(uvec3 v) {
+    return gorge_detail_pcg3d_mix(v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment);
+}
 
 // Maps the top 24 bits of each lane to [-1, 1), exactly.
 vec2 gorge_detail_unit_from_bits(uvec2 bits) {
     return vec2(bits >> gorge_detail_hash_mantissa_shift) * gorge_detail_hash_unit_scale - 1.0;
 }
 
+// pcg3d's split form (see GORGE_HASH_AXIS_X below): the LCG step of the x lane once per lattice
+// column and of the y lane once per row; the rest of pcg3d, with the seed as the third lane, once
+// per lattice point.
+uint gorge_pcg3d_axis_x(uint cx, uint seed) {
+    return cx * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+}
+uint gorge_pcg3d_axis_y(uint cy, uint seed) { return gorge_pcg3d_axis_x(cy, seed); }
+vec2 gorge_pcg3d_combine(uint ax, uint ay, uint seed) {
+    uint z = seed * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(uvec3(ax, ay, z)).xy);
+}
+
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
 // neighbour offsets wrap): each component in [-1, 1) with a step of 2^-23; bit-identical to C++.
 vec2 gorge_pcg3d_lattice2(uvec2 cell, uint seed) {
-    return gorge_detail_unit_from_bits(gorge_pcg3d(uvec3(cell, seed)).xy);
+    return gorge_pcg3d_combine(gorge_pcg3d_axis_x(cell.x, seed), gorge_pcg3d_axis_y(cell.y, seed), seed);
 }
 vec2 gorge_pcg3d_hash2(ivec2 cell, uint seed) { return gorge_pcg3d_lattice2(uvec2(cell), seed); }
 
@@ -198,44 +224,77 @@ uint gorge_detail_prime_mix_finalise(uint h) {
     return h;
 }
 
+// The y product rotated by half a word, and the finalised seed (prime_mix and prime_xor use both).
+uint gorge_detail_prime_mix_row(uint cy) {
+    uint y = cy * gorge_detail_prime_mix_y;
+    return (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+}
+uint gorge_detail_prime_mix_seed_mask(uint seed) {
+    return gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+}
+
 uint gorge_prime_mix(uvec2 cell, uint seed) {
-    uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    uint y = cell.y * gorge_detail_prime_mix_y;
-    uint y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ y_rotated ^ seed_mask);
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_row(cell.y) ^
+                                           gorge_detail_prime_mix_seed_mask(seed));
+}
+
+// prime_mix's components: x from the high 16 bits of h, y from the low 16.
+vec2 gorge_detail_prime_mix_components(uint h) {
+    return vec2(float(h >> gorge_detail_prime_mix_half_bits), float(h & gorge_detail_prime_mix_half_mask)) *
+               gorge_detail_prime_mix_unit_scale - 1.0;
+}
+
+// prime_mix's split form: the coordinate products once per column and per row.
+uint gorge_prime_mix_axis_x(uint cx, uint seed) { return cx * gorge_detail_prime_mix_x; }
+uint gorge_prime_mix_axis_y(uint cy, uint seed) { return gorge_detail_prime_mix_row(cy); }
+vec2 gorge_prime_mix_combine(uint ax, uint ay, uint seed) {
+    return gorge_detail_prime_mix_components(
+        gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed)));
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
 // the high 16 bits, y from the low 16).
 vec2 gorge_prime_mix_lattice2(uvec2 cell, uint seed) {
-    uint h = gorge_prime_mix(cell, seed);
-    return vec2(float(h >> gorge_detail_prime_mix_half_bits), float(h & gorge_detail_prime_mix_half_mask)) *
-               gorge_detail_prime_mix_unit_scale - 1.0;
+    return gorge_prime_mix_combine(gorge_prime_mix_axis_x(cell.x, seed), gorge_prime_mix_axis_y(cell.y, seed), seed);
 }
 vec2 gorge_prime_mix_hash2(ivec2 cell, uint seed) { return gorge_prime_mix_lattice2(uvec2(cell), seed); }
 
 // prime_xor: the x product xored with the finalised seed and the rotated y product (prime_mix's
 // constants), then one multiply and one xorshift; x from the high 16 bits read as a signed value,
 // y from the low 16. Bit-identical to C++; the cheapest exact hash (one multiply per lattice point
-// once the products of a row and a column are shared, as the C++ kernels do).
+// once the products of a row and a column are shared: its split form).
 const uint gorge_detail_prime_xor_shift = 16u;
 const uint gorge_detail_prime_xor_high_mask = 0xFFFF0000u;
 const float gorge_detail_prime_xor_signed_scale = 1.0 / 2147483648.0;  // 2^-31
 
-uint gorge_prime_xor(uvec2 cell, uint seed) {
-    uint seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    uint y = cell.y * gorge_detail_prime_mix_y;
-    uint y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
-    uint h = ((cell.x * gorge_detail_prime_mix_x) ^ seed_mask ^ y_rotated) * gorge_detail_prime_mix_round1;
+uint gorge_detail_prime_xor_mix(uint h) {
+    h *= gorge_detail_prime_mix_round1;
     return h ^ (h >> gorge_detail_prime_xor_shift);
 }
 
-// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x is
-// the high 16 bits as a signed 32-bit integer times 2^-31, y the low 16 as in prime_mix; exact).
-vec2 gorge_prime_xor_lattice2(uvec2 cell, uint seed) {
-    uint h = gorge_prime_xor(cell, seed);
+// prime_xor's components: x is the high 16 bits as a signed 32-bit integer times 2^-31, y the low
+// 16 as in prime_mix; both exact.
+vec2 gorge_detail_prime_xor_components(uint h) {
     return vec2(float(int(h & gorge_detail_prime_xor_high_mask)) * gorge_detail_prime_xor_signed_scale,
                 float(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
+}
+
+// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
+uint gorge_prime_xor_axis_x(uint cx, uint seed) {
+    return (cx * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_seed_mask(seed);
+}
+uint gorge_prime_xor_axis_y(uint cy, uint seed) { return gorge_detail_prime_mix_row(cy); }
+vec2 gorge_prime_xor_combine(uint ax, uint ay, uint seed) {
+    return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
+}
+
+uint gorge_prime_xor(uvec2 cell, uint seed) {
+    return gorge_detail_prime_xor_mix(gorge_prime_xor_axis_x(cell.x, seed) ^ gorge_prime_xor_axis_y(cell.y, seed));
+}
+
+// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15.
+vec2 gorge_prime_xor_lattice2(uvec2 cell, uint seed) {
+    return gorge_prime_xor_combine(gorge_prime_xor_axis_x(cell.x, seed), gorge_prime_xor_axis_y(cell.y, seed), seed);
 }
 vec2 gorge_prime_xor_hash2(ivec2 cell, uint seed) { return gorge_prime_xor_lattice2(uvec2(cell), seed); }
 
@@ -254,9 +313,24 @@ vec2 gorge_shadertoy_lattice2(uvec2 cell, uint seed) {
 }
 vec2 gorge_shadertoy_hash2(ivec2 cell, uint seed) { return gorge_shadertoy_lattice2(uvec2(cell), seed); }
 
-// The hash policy every noise below uses (see the file's header).
-#ifndef GORGE_HASH
+// The hash policy every noise below uses (see the file's header), and its split form: the noises
+// hash a lattice point as GORGE_HASH_COMBINE(GORGE_HASH_AXIS_X(cx, seed), GORGE_HASH_AXIS_Y(cy,
+// seed), seed), which equals GORGE_HASH(uvec2(cx, cy), seed) bit for bit, so that the corners of a
+// cell and the cells of Phacelle's window share the work of a column and of a row (as the C++
+// kernels do). A hash given by GORGE_HASH alone gets identity axes and GORGE_HASH per point.
+#if defined(GORGE_HASH_AXIS_X) || defined(GORGE_HASH_AXIS_Y) || defined(GORGE_HASH_COMBINE)
+#if !defined(GORGE_HASH) || !defined(GORGE_HASH_AXIS_X) || !defined(GORGE_HASH_AXIS_Y) || !defined(GORGE_HASH_COMBINE)
+#error gorge: define GORGE_HASH_AXIS_X, GORGE_HASH_AXIS_Y and GORGE_HASH_COMBINE together, and GORGE_HASH with them
+#endif
+#elif defined(GORGE_HASH)
+#define GORGE_HASH_AXIS_X(cx, seed) (cx)
+#define GORGE_HASH_AXIS_Y(cy, seed) (cy)
+#define GORGE_HASH_COMBINE(ax, ay, seed) GORGE_HASH(uvec2(ax, ay), seed)
+#else
 #define GORGE_HASH gorge_pcg3d_lattice2
+#define GORGE_HASH_AXIS_X gorge_pcg3d_axis_x
+#define GORGE_HASH_AXIS_Y gorge_pcg3d_axis_y
+#define GORGE_HASH_COMBINE gorge_pcg3d_combine
 #endif
 
 // ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
@@ -277,10 +351,13 @@ vec3 gorge_gradient_noise(vec2 q, uint seed) {
     vec2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     vec2 du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    vec2 ga = GORGE_HASH(c, seed);
-    vec2 gb = GORGE_HASH(c + uvec2(1u, 0u), seed);
-    vec2 gc = GORGE_HASH(c + uvec2(0u, 1u), seed);
-    vec2 gd = GORGE_HASH(c + uvec2(1u, 1u), seed);
+    // The hash's column and row work once each, shared by the two corners on that line.
+    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
+    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
+    vec2 ga = GORGE_HASH_COMBINE(ax0, ay0, seed);
+    vec2 gb = GORGE_HASH_COMBINE(ax1, ay0, seed);
+    vec2 gc = GORGE_HASH_COMBINE(ax0, ay1, seed);
+    vec2 gd = GORGE_HASH_COMBINE(ax1, ay1, seed);
 
     float va = dot(ga, f);
     float vb = dot(gb, f - vec2(1.0, 0.0));
@@ -343,6 +420,8 @@ const float gorge_detail_phacelle_weight_floor = 0.01111;
 const float gorge_detail_phacelle_skip_distance_sq = 2.26;
 // Lower bound of the length the blend is divided by (keeps an exact cancellation at 0, not NaN).
 const float gorge_detail_phacelle_min_length = 1e-20;
+// The window: cells -1..2 around the point's cell on each axis.
+const int gorge_detail_phacelle_window_side = 4;
 
 // Rune Skovbo Johansen's Phacelle noise at q (in cell units); `dir` is a unit vector (or zero).
 gorge_phacelle_result gorge_phacelle(vec2 q, vec2 dir, float cell_freq, float phase_offset,
@@ -353,12 +432,20 @@ gorge_phacelle_result gorge_phacelle(vec2 q, vec2 dir, float cell_freq, float ph
     vec2 f = q - i0;
     uvec2 c = uvec2(ivec2(i0));
 
+    // The hash's work for each window column and row is done once (its split form); neighbour
+    // offsets are added as uint, so they wrap.
+    uint column[gorge_detail_phacelle_window_side];
+    uint row[gorge_detail_phacelle_window_side];
+    for (int g = -1; g <= 2; ++g) {
+        column[g + 1] = GORGE_HASH_AXIS_X(c.x + uint(g), seed);
+        row[g + 1] = GORGE_HASH_AXIS_Y(c.y + uint(g), seed);
+    }
     float weight_sum = 0.0;
     vec2 sum = vec2(0.0);
     for (int gj = -1; gj <= 2; ++gj) {
         for (int gi = -1; gi <= 2; ++gi) {
             vec2 cell_offset = vec2(float(gi), float(gj));
-            vec2 jitter = gorge_detail_phacelle_jitter * GORGE_HASH(c + uvec2(ivec2(gi, gj)), seed);
+            vec2 jitter = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(column[gi + 1], row[gj + 1], seed);
             vec2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
             float d2 = dot(v, v);
             if (d2 >= gorge_detail_phacelle_skip_distance_sq) continue;
@@ -580,10 +667,13 @@ gorge_noise_d2 gorge_gradient_noise_d2(vec2 q, uint seed) {
     uvec2 c = uvec2(ivec2(i));
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
-    vec2 ga = GORGE_HASH(c, seed);
-    vec2 gb = GORGE_HASH(c + uvec2(1u, 0u), seed);
-    vec2 gc = GORGE_HASH(c + uvec2(0u, 1u), seed);
-    vec2 gd = GORGE_HASH(c + uvec2(1u, 1u), seed);
+    // The hash's column and row work once each, shared by the two corners on that line.
+    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
+    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
+    vec2 ga = GORGE_HASH_COMBINE(ax0, ay0, seed);
+    vec2 gb = GORGE_HASH_COMBINE(ax1, ay0, seed);
+    vec2 gc = GORGE_HASH_COMBINE(ax0, ay1, seed);
+    vec2 gd = GORGE_HASH_COMBINE(ax1, ay1, seed);
 
     float va = dot(ga, f);
     float vb = dot(gb, f - vec2(1.0, 0.0));
@@ -610,10 +700,12 @@ gorge_noise_d2 gorge_value_noise_d2(vec2 q, uint seed) {
     uvec2 c = uvec2(ivec2(i));
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
-    float a = GORGE_HASH(c, seed).x;
-    float b = GORGE_HASH(c + uvec2(1u, 0u), seed).x;
-    float cc = GORGE_HASH(c + uvec2(0u, 1u), seed).x;
-    float d = GORGE_HASH(c + uvec2(1u, 1u), seed).x;
+    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);  // (see above)
+    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
+    float a = GORGE_HASH_COMBINE(ax0, ay0, seed).x;
+    float b = GORGE_HASH_COMBINE(ax1, ay0, seed).x;
+    float cc = GORGE_HASH_COMBINE(ax0, ay1, seed).x;
+    float d = GORGE_HASH_COMBINE(ax1, ay1, seed).x;
     float k = a - b - cc + d;
 
     gorge_noise_d2 n;

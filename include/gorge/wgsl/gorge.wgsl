@@ -41,7 +41,11 @@
 // gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Every hash is
 // always available by name: gorge_pcg3d_lattice2, gorge_prime_mix_lattice2,
 // gorge_prime_xor_lattice2 and gorge_shadertoy_lattice2 (and the gorge_lattice2(hash, ...)
-// dispatch every noise goes through).
+// dispatch), and so are the exact hashes' split forms (as in hash.hpp and gorge.glsl):
+// gorge_<hash>_axis_x, _axis_y and _combine for pcg3d, prime_mix and prime_xor, with
+// gorge_hash_axis_x(hash, ...), gorge_hash_axis_y and gorge_hash_combine, the run-time dispatch
+// through which gradient noise, value noise and Phacelle share the work of a lattice column and of
+// a row among a cell's corners and the 4x4 window (bit for bit the same as gorge_lattice2).
 //
 // Other differences from gorge.glsl, all forced by WGSL:
 //  - no overloading: mix has one helper per type (gorge_detail_mix, _mix2, _mix3), and GLSL's
@@ -199,8 +203,8 @@ const gorge_detail_hash_unit_scale: f32 = 1.0 / 8388608.0;  // 2^-23
 
 // Jarzynski & Olano's pcg3d ("Hash Functions for GPU Rendering", JCGT 9(3), 2020): an LCG step per
 // lane, then two rounds of lane mixing around a xorshift. u32 arithmetic wraps by definition.
-fn gorge_pcg3d(v_in: vec3u) -> vec3u {
-    var v = v_in * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+fn gorge_detail_pcg3d_mix(v_in: vec3u) -> vec3u {
+    var v = v_in;
     v.x += v.y * v.z;
     v.y += v.z * v.x;
     v.z += v.x * v.y;
@@ -210,16 +214,31 @@ fn gorge_pcg3d(v_in: vec3u) -> vec3u {
     v.z += v.x * v.y;
     return v;
 }
+fn gorge_pcg3d(v: vec3u) -> vec3u {
+    return gorge_detail_pcg3d_mix(v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment);
+}
 
 // Maps the top 24 bits of each lane to [-1, 1), exactly.
 fn gorge_detail_unit_from_bits(bits: vec2u) -> vec2f {
     return vec2f(bits >> vec2u(gorge_detail_hash_mantissa_shift)) * gorge_detail_hash_unit_scale - 1.0;
 }
 
+// pcg3d's split form (see gorge_hash_axis_x below): the LCG step of the x lane once per lattice
+// column and of the y lane once per row; the rest of pcg3d, with the seed as the third lane, once
+// per lattice point.
+fn gorge_pcg3d_axis_x(cx: u32, seed: u32) -> u32 {
+    return cx * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+}
+fn gorge_pcg3d_axis_y(cy: u32, seed: u32) -> u32 { return gorge_pcg3d_axis_x(cy, seed); }
+fn gorge_pcg3d_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
+    let z = seed * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
+    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(vec3u(ax, ay, z)).xy);
+}
+
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
 // neighbour offsets wrap): each component in [-1, 1) with a step of 2^-23; bit-identical to C++.
 fn gorge_pcg3d_lattice2(cell: vec2u, seed: u32) -> vec2f {
-    return gorge_detail_unit_from_bits(gorge_pcg3d(vec3u(cell, seed)).xy);
+    return gorge_pcg3d_combine(gorge_pcg3d_axis_x(cell.x, seed), gorge_pcg3d_axis_y(cell.y, seed), seed);
 }
 fn gorge_pcg3d_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_pcg3d_lattice2(vec2u(cell), seed); }
 
@@ -249,44 +268,77 @@ fn gorge_detail_prime_mix_finalise(h_in: u32) -> u32 {
     return h;
 }
 
+// The y product rotated by half a word, and the finalised seed (prime_mix and prime_xor use both).
+fn gorge_detail_prime_mix_row(cy: u32) -> u32 {
+    let y = cy * gorge_detail_prime_mix_y;
+    return (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
+}
+fn gorge_detail_prime_mix_seed_mask(seed: u32) -> u32 {
+    return gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
+}
+
 fn gorge_prime_mix(cell: vec2u, seed: u32) -> u32 {
-    let seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    let y = cell.y * gorge_detail_prime_mix_y;
-    let y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ y_rotated ^ seed_mask);
+    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_row(cell.y) ^
+                                           gorge_detail_prime_mix_seed_mask(seed));
+}
+
+// prime_mix's components: x from the high 16 bits of h, y from the low 16.
+fn gorge_detail_prime_mix_components(h: u32) -> vec2f {
+    return vec2f(f32(h >> gorge_detail_prime_mix_half_bits), f32(h & gorge_detail_prime_mix_half_mask)) *
+               gorge_detail_prime_mix_unit_scale - 1.0;
+}
+
+// prime_mix's split form: the coordinate products once per column and per row.
+fn gorge_prime_mix_axis_x(cx: u32, seed: u32) -> u32 { return cx * gorge_detail_prime_mix_x; }
+fn gorge_prime_mix_axis_y(cy: u32, seed: u32) -> u32 { return gorge_detail_prime_mix_row(cy); }
+fn gorge_prime_mix_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
+    return gorge_detail_prime_mix_components(
+        gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed)));
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
 // the high 16 bits, y from the low 16).
 fn gorge_prime_mix_lattice2(cell: vec2u, seed: u32) -> vec2f {
-    let h = gorge_prime_mix(cell, seed);
-    return vec2f(f32(h >> gorge_detail_prime_mix_half_bits), f32(h & gorge_detail_prime_mix_half_mask)) *
-               gorge_detail_prime_mix_unit_scale - 1.0;
+    return gorge_prime_mix_combine(gorge_prime_mix_axis_x(cell.x, seed), gorge_prime_mix_axis_y(cell.y, seed), seed);
 }
 fn gorge_prime_mix_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_prime_mix_lattice2(vec2u(cell), seed); }
 
 // prime_xor: the x product xored with the finalised seed and the rotated y product (prime_mix's
 // constants), then one multiply and one xorshift; x from the high 16 bits read as a signed value,
 // y from the low 16. Bit-identical to C++; the cheapest exact hash (one multiply per lattice point
-// once the products of a row and a column are shared, as the C++ kernels do).
+// once the products of a row and a column are shared: its split form).
 const gorge_detail_prime_xor_shift: u32 = 16u;
 const gorge_detail_prime_xor_high_mask: u32 = 0xFFFF0000u;
 const gorge_detail_prime_xor_signed_scale: f32 = 1.0 / 2147483648.0;  // 2^-31
 
-fn gorge_prime_xor(cell: vec2u, seed: u32) -> u32 {
-    let seed_mask = gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
-    let y = cell.y * gorge_detail_prime_mix_y;
-    let y_rotated = (y << gorge_detail_prime_mix_y_rotation) | (y >> (32u - gorge_detail_prime_mix_y_rotation));
-    let h = ((cell.x * gorge_detail_prime_mix_x) ^ seed_mask ^ y_rotated) * gorge_detail_prime_mix_round1;
+fn gorge_detail_prime_xor_mix(h_in: u32) -> u32 {
+    let h = h_in * gorge_detail_prime_mix_round1;
     return h ^ (h >> gorge_detail_prime_xor_shift);
 }
 
-// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x is
-// the high 16 bits as a signed 32-bit integer times 2^-31, y the low 16 as in prime_mix; exact).
-fn gorge_prime_xor_lattice2(cell: vec2u, seed: u32) -> vec2f {
-    let h = gorge_prime_xor(cell, seed);
+// prime_xor's components: x is the high 16 bits as a signed 32-bit integer times 2^-31, y the low
+// 16 as in prime_mix; both exact.
+fn gorge_detail_prime_xor_components(h: u32) -> vec2f {
     return vec2f(f32(bitcast<i32>(h & gorge_detail_prime_xor_high_mask)) * gorge_detail_prime_xor_signed_scale,
                  f32(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
+}
+
+// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
+fn gorge_prime_xor_axis_x(cx: u32, seed: u32) -> u32 {
+    return (cx * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_seed_mask(seed);
+}
+fn gorge_prime_xor_axis_y(cy: u32, seed: u32) -> u32 { return gorge_detail_prime_mix_row(cy); }
+fn gorge_prime_xor_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
+    return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
+}
+
+fn gorge_prime_xor(cell: vec2u, seed: u32) -> u32 {
+    return gorge_detail_prime_xor_mix(gorge_prime_xor_axis_x(cell.x, seed) ^ gorge_prime_xor_axis_y(cell.y, seed));
+}
+
+// prime_xor hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15.
+fn gorge_prime_xor_lattice2(cell: vec2u, seed: u32) -> vec2f {
+    return gorge_prime_xor_combine(gorge_prime_xor_axis_x(cell.x, seed), gorge_prime_xor_axis_y(cell.y, seed), seed);
 }
 fn gorge_prime_xor_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_prime_xor_lattice2(vec2u(cell), seed); }
 
@@ -304,7 +356,8 @@ fn gorge_shadertoy_lattice2(cell: vec2u, seed: u32) -> vec2f {
 }
 fn gorge_shadertoy_hash2(cell: vec2i, seed: u32) -> vec2f { return gorge_shadertoy_lattice2(vec2u(cell), seed); }
 
-// The hash policies (see the file's header): every noise below hashes through gorge_lattice2.
+// The hash policies (see the file's header): every noise below hashes through gorge_lattice2 or
+// its split form (gorge_hash_axis_x, gorge_hash_axis_y, gorge_hash_combine).
 const gorge_hash_pcg3d: u32 = 0u;
 const gorge_hash_shadertoy: u32 = 1u;
 const gorge_hash_prime_mix: u32 = 2u;
@@ -321,6 +374,48 @@ fn gorge_lattice2(hash: u32, cell: vec2u, seed: u32) -> vec2f {
         return gorge_prime_xor_lattice2(cell, seed);
     }
     return gorge_pcg3d_lattice2(cell, seed);
+}
+
+// The split form of the hash chosen at run time: gorge_lattice2(hash, cell, seed) equals
+// gorge_hash_combine(hash, gorge_hash_axis_x(hash, cell.x, seed), gorge_hash_axis_y(hash, cell.y,
+// seed), seed) bit for bit, so the noises do the work of a lattice column and of a row once each
+// and share it among the corners of a cell and the cells of Phacelle's window (as the C++ kernels
+// do). The shadertoy hash has no split form: identity axes, the whole hash per lattice point.
+fn gorge_hash_axis_x(hash: u32, cx: u32, seed: u32) -> u32 {
+    if (hash == gorge_hash_shadertoy) {
+        return cx;
+    }
+    if (hash == gorge_hash_prime_mix) {
+        return gorge_prime_mix_axis_x(cx, seed);
+    }
+    if (hash == gorge_hash_prime_xor) {
+        return gorge_prime_xor_axis_x(cx, seed);
+    }
+    return gorge_pcg3d_axis_x(cx, seed);
+}
+fn gorge_hash_axis_y(hash: u32, cy: u32, seed: u32) -> u32 {
+    if (hash == gorge_hash_shadertoy) {
+        return cy;
+    }
+    if (hash == gorge_hash_prime_mix) {
+        return gorge_prime_mix_axis_y(cy, seed);
+    }
+    if (hash == gorge_hash_prime_xor) {
+        return gorge_prime_xor_axis_y(cy, seed);
+    }
+    return gorge_pcg3d_axis_y(cy, seed);
+}
+fn gorge_hash_combine(hash: u32, ax: u32, ay: u32, seed: u32) -> vec2f {
+    if (hash == gorge_hash_shadertoy) {
+        return gorge_shadertoy_lattice2(vec2u(ax, ay), seed);
+    }
+    if (hash == gorge_hash_prime_mix) {
+        return gorge_prime_mix_combine(ax, ay, seed);
+    }
+    if (hash == gorge_hash_prime_xor) {
+        return gorge_prime_xor_combine(ax, ay, seed);
+    }
+    return gorge_pcg3d_combine(ax, ay, seed);
 }
 
 // ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
@@ -341,10 +436,15 @@ fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
     let u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     let du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    let ga = gorge_lattice2(hash, c, seed);
-    let gb = gorge_lattice2(hash, c + vec2u(1u, 0u), seed);
-    let gc = gorge_lattice2(hash, c + vec2u(0u, 1u), seed);
-    let gd = gorge_lattice2(hash, c + vec2u(1u, 1u), seed);
+    // The hash's column and row work once each, shared by the two corners on that line.
+    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
+    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
+    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
+    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
+    let ga = gorge_hash_combine(hash, ax0, ay0, seed);
+    let gb = gorge_hash_combine(hash, ax1, ay0, seed);
+    let gc = gorge_hash_combine(hash, ax0, ay1, seed);
+    let gd = gorge_hash_combine(hash, ax1, ay1, seed);
 
     let va = dot(ga, f);
     let vb = dot(gb, f - vec2f(1.0, 0.0));
@@ -417,6 +517,8 @@ const gorge_detail_phacelle_weight_floor: f32 = 0.01111;
 const gorge_detail_phacelle_skip_distance_sq: f32 = 2.26;
 // Lower bound of the length the blend is divided by (keeps an exact cancellation at 0, not NaN).
 const gorge_detail_phacelle_min_length: f32 = 1e-20;
+// The window: cells -1..2 around the point's cell on each axis.
+const gorge_detail_phacelle_window_side: i32 = 4;
 
 // Rune Skovbo Johansen's Phacelle noise at q (in cell units); `dir` is a unit vector (or zero).
 fn gorge_phacelle_with(hash: u32, q: vec2f, dir: vec2f, cell_freq: f32, phase_offset: f32,
@@ -427,12 +529,20 @@ fn gorge_phacelle_with(hash: u32, q: vec2f, dir: vec2f, cell_freq: f32, phase_of
     let f = q - i0;
     let c = vec2u(vec2i(i0));
 
+    // The hash's work for each window column and row is done once (its split form); neighbour
+    // offsets are added as u32, so they wrap.
+    var column: array<u32, gorge_detail_phacelle_window_side>;
+    var row: array<u32, gorge_detail_phacelle_window_side>;
+    for (var g = -1; g <= 2; g++) {
+        column[g + 1] = gorge_hash_axis_x(hash, c.x + u32(g), seed);
+        row[g + 1] = gorge_hash_axis_y(hash, c.y + u32(g), seed);
+    }
     var weight_sum = 0.0;
     var sum = vec2f(0.0);
     for (var gj = -1; gj <= 2; gj++) {
         for (var gi = -1; gi <= 2; gi++) {
             let cell_offset = vec2f(f32(gi), f32(gj));
-            let jitter = gorge_detail_phacelle_jitter * gorge_lattice2(hash, c + vec2u(vec2i(gi, gj)), seed);
+            let jitter = gorge_detail_phacelle_jitter * gorge_hash_combine(hash, column[gi + 1], row[gj + 1], seed);
             let v = f - cell_offset - jitter;  // point relative to the cell's pivot
             let d2 = dot(v, v);
             if (d2 >= gorge_detail_phacelle_skip_distance_sq) { continue; }
@@ -685,10 +795,15 @@ fn gorge_gradient_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d
     let c = vec2u(vec2i(i));
     let w = gorge_detail_quintic(f);
 
-    let ga = gorge_lattice2(hash, c, seed);
-    let gb = gorge_lattice2(hash, c + vec2u(1u, 0u), seed);
-    let gc = gorge_lattice2(hash, c + vec2u(0u, 1u), seed);
-    let gd = gorge_lattice2(hash, c + vec2u(1u, 1u), seed);
+    // The hash's column and row work once each, shared by the two corners on that line.
+    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
+    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
+    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
+    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
+    let ga = gorge_hash_combine(hash, ax0, ay0, seed);
+    let gb = gorge_hash_combine(hash, ax1, ay0, seed);
+    let gc = gorge_hash_combine(hash, ax0, ay1, seed);
+    let gd = gorge_hash_combine(hash, ax1, ay1, seed);
 
     let va = dot(ga, f);
     let vb = dot(gb, f - vec2f(1.0, 0.0));
@@ -725,10 +840,14 @@ fn gorge_value_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
     let c = vec2u(vec2i(i));
     let w = gorge_detail_quintic(f);
 
-    let a = gorge_lattice2(hash, c, seed).x;
-    let b = gorge_lattice2(hash, c + vec2u(1u, 0u), seed).x;
-    let cc = gorge_lattice2(hash, c + vec2u(0u, 1u), seed).x;
-    let d = gorge_lattice2(hash, c + vec2u(1u, 1u), seed).x;
+    let ax0 = gorge_hash_axis_x(hash, c.x, seed);  // (see gorge_gradient_noise_with)
+    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
+    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
+    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
+    let a = gorge_hash_combine(hash, ax0, ay0, seed).x;
+    let b = gorge_hash_combine(hash, ax1, ay0, seed).x;
+    let cc = gorge_hash_combine(hash, ax0, ay1, seed).x;
+    let d = gorge_hash_combine(hash, ax1, ay1, seed).x;
     let k = a - b - cc + d;
 
     var n: gorge_noise_d2;
