@@ -10,7 +10,7 @@
 //   prime_mix_hash  the fast exact policy: the coordinates times two odd constants (the y product
 //                   rotated by 16 bits), xored with the finalised seed, then a two-round
 //                   multiply-xorshift finaliser (Wellons' "lowbias32"). One
-//                   32-bit result gives both components (16 bits each). About half of pcg3d's
+//                   32-bit result gives both components (16 bits each). A third of pcg3d's
 //                   integer multiplies per corner, the same exactness and portability, seeds
 //                   honoured; components step by 2^-15 instead of 2^-23. Choose it when noise
 //                   speed matters more than the default's reference values (README: "Choosing a
@@ -19,12 +19,13 @@
 //                   finalised seed, then one multiply and one xorshift. One 32-bit multiply per
 //                   lattice point once the kernels share the coordinate products of a row and a
 //                   column (below); passes the same uniformity and independence statistics.
-//                   Components step by 2^-15. The fastest noise on CPUs whose vector multiply is
-//                   slow (README: "Choosing a hash").
+//                   Components step by 2^-15. The fastest noise, most of all where integer
+//                   multiplies are slow (AVX-512 CPUs, GPUs); its lowest bits are mixed less than
+//                   the other exact policies' (README: "Choosing a hash").
 //   shadertoy_hash  the float hash of the published erosion shaders, for reproducing them exactly.
 //                   It ignores the seed and works in 32-bit floats whatever the caller's type.
 //
-// Both have the same two entry points:
+// All have the same two entry points:
 //   hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) -> glm::vec2    (one point)
 //   lattice2<T>(uint_t<T> cx, uint_t<T> cy, std::uint32_t seed) -> glm::vec<2,T>
 // The second is what the kernels call: the lattice coordinates arrive as 32-bit unsigned lanes (a
