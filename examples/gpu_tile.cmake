@@ -6,11 +6,13 @@ if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
   gorge_add_example(gpu_tile)
   target_link_libraries(gpu_tile PRIVATE Vulkan::Vulkan)
   gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp)
-  # The same shader with the other exact hashes (gpu_tile --hash prime_mix|prime_xor).
+  # The same shader with the other exact hashes (gpu_tile --hash prime_mix|prime_xor), in their split
+  # form (column and row work shared, as the default pcg3d does).
   set(gpu_tile_hash_spirv)
   foreach(hash prime_mix prime_xor)
     gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_${hash}.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp
-                        DEFINES GORGE_HASH=gorge_${hash}_lattice2)
+                        DEFINES GORGE_HASH=gorge_${hash}_lattice2 GORGE_HASH_AXIS_X=gorge_${hash}_axis_x
+                                GORGE_HASH_AXIS_Y=gorge_${hash}_axis_y GORGE_HASH_COMBINE=gorge_${hash}_combine)
     list(APPEND gpu_tile_hash_spirv ${CMAKE_CURRENT_BINARY_DIR}/gpu_tile_${hash}.spv)
   endforeach()
   # The same shader written with gorge's HLSL include (run it with GORGE_GPU_TILE_SPIRV pointing at
