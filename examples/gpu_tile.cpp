@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
         buffer input_gpu(ctx, bytes, usage, buffer::memory::device_local);
         gorge_vk::compute_pipeline pipeline(ctx, spirv_path(argv[0], hash), 3, sizeof(push_constants), {wg_x, wg_y});
         pipeline.bind({&height_gpu, &ridge_gpu, &input_gpu});
+        for (const std::string& line : pipeline.statistics()) std::printf("  pipeline: %s\n", line.c_str());
         const std::uint32_t groups_x = (std::uint32_t(size) + wg_x - 1) / wg_x;
         const std::uint32_t groups_y = (std::uint32_t(size) + wg_y - 1) / wg_y;
         // The demo's unit square, sampled as in examples/demo.cpp.

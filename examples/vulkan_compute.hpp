@@ -74,6 +74,9 @@ public:
     /// Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
     double timestamp_period_ns() const { return timestamp_bits_ ? double(props_.limits.timestampPeriod) : 0.0; }
     std::uint32_t timestamp_valid_bits() const { return timestamp_bits_; }
+    /// True when the device reports compiled-pipeline statistics (VK_KHR_pipeline_executable_properties,
+    /// enabled when present): compute_pipeline::statistics() then lists them.
+    bool pipeline_statistics() const { return pipeline_statistics_; }
 
     std::string description() const {
         static const char* const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
@@ -142,6 +145,17 @@ private:
         if (best < 0) throw no_device("no Vulkan device with a compute queue");
     }
 
+    /// Whether the physical device offers VK_KHR_pipeline_executable_properties.
+    bool has_pipeline_executable_properties() const {
+        std::uint32_t n = 0;
+        vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
+        std::vector<VkExtensionProperties> exts(n);
+        if (n) vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, exts.data());
+        for (const VkExtensionProperties& e : exts)
+            if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) return true;
+        return false;
+    }
+
     void create_device() {
         const float priority = 1.0f;
         VkDeviceQueueCreateInfo qci{};
@@ -153,6 +167,17 @@ private:
         dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
+        // Pipeline statistics (registers, occupancy, ...) where the driver reports them.
+        VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
+        exec_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+        const char* const exec_extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        if (has_pipeline_executable_properties()) {
+            exec_features.pipelineExecutableInfo = VK_TRUE;
+            dci.pNext = &exec_features;
+            dci.enabledExtensionCount = 1;
+            dci.ppEnabledExtensionNames = &exec_extension;
+            pipeline_statistics_ = true;
+        }
         check(vkCreateDevice(physical_, &dci, nullptr, &device_), "vkCreateDevice");
         vkGetDeviceQueue(device_, family_, 0, &queue_);
         VkCommandPoolCreateInfo pci{};
@@ -179,6 +204,7 @@ private:
     VkPhysicalDeviceProperties props_{};
     std::uint32_t family_ = 0;
     std::uint32_t timestamp_bits_ = 0;
+    bool pipeline_statistics_ = false;
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
     VkCommandPool pool_ = VK_NULL_HANDLE;
@@ -258,7 +284,7 @@ class compute_pipeline {
 public:
     compute_pipeline(const context& ctx, const std::string& spirv_path, std::uint32_t storage_buffers,
                      std::uint32_t push_constant_bytes, const std::vector<std::uint32_t>& specialization = {})
-        : device_(ctx.device()), push_bytes_(push_constant_bytes) {
+        : device_(ctx.device()), push_bytes_(push_constant_bytes), statistics_(ctx.pipeline_statistics()) {
         const std::vector<std::uint32_t> code = read_spirv(spirv_path);
         VkShaderModuleCreateInfo smci{};
         smci.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
@@ -302,6 +328,7 @@ public:
                                   specialization.size() * sizeof(std::uint32_t), specialization.data()};
         if (!specialization.empty()) cpci.stage.pSpecializationInfo = &spec;
         cpci.layout = layout_;
+        if (statistics_) cpci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
         check(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_), "vkCreateComputePipelines");
 
         VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage_buffers};
@@ -354,9 +381,50 @@ public:
         vkCmdDispatch(cmd, groups_x, groups_y, 1);
     }
 
+    /// The driver's statistics of the compiled pipeline ("name = value" lines, e.g. registers per
+    /// thread, occupancy), empty when the device does not report them.
+    std::vector<std::string> statistics() const {
+        std::vector<std::string> lines;
+        if (!statistics_) return lines;
+        const auto get_executables = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+        const auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+        if (!get_executables || !get_statistics) return lines;
+        VkPipelineInfoKHR info{};
+        info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+        info.pipeline = pipeline_;
+        std::uint32_t executables = 0;
+        if (get_executables(device_, &info, &executables, nullptr) != VK_SUCCESS) return lines;
+        for (std::uint32_t e = 0; e < executables; ++e) {
+            VkPipelineExecutableInfoKHR exec{};
+            exec.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+            exec.pipeline = pipeline_;
+            exec.executableIndex = e;
+            std::uint32_t n = 0;
+            if (get_statistics(device_, &exec, &n, nullptr) != VK_SUCCESS) continue;
+            std::vector<VkPipelineExecutableStatisticKHR> stats(n);
+            for (VkPipelineExecutableStatisticKHR& st : stats) st.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+            if (get_statistics(device_, &exec, &n, stats.data()) != VK_SUCCESS) continue;
+            for (const VkPipelineExecutableStatisticKHR& st : stats) {
+                std::string value;
+                switch (st.format) {
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = st.value.b32 ? "true" : "false"; break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = std::to_string(st.value.i64); break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = std::to_string(st.value.u64); break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = std::to_string(st.value.f64); break;
+                    default: value = "?"; break;
+                }
+                lines.push_back(std::string(st.name) + " = " + value);
+            }
+        }
+        return lines;
+    }
+
 private:
     VkDevice device_;
     std::uint32_t push_bytes_;
+    bool statistics_;
     VkShaderModule module_ = VK_NULL_HANDLE;
     VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
