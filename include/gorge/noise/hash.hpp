@@ -38,8 +38,9 @@
 //   axis_x<U>(U cx, seed) -> U,  axis_y<U>(U cy, seed) -> U      (once per column, once per row)
 //   combine<T>(uint_t<T> ax, uint_t<T> ay, seed) -> glm::vec<2,T> (once per lattice point)
 // with lattice2(cx, cy, seed) == combine(axis_x(cx, seed), axis_y(cy, seed), seed) bit for bit;
-// their lattice2 is written that way. Kernels reach a policy through detail::hash_split, which
-// falls back to lattice2 (identity axes) for a policy without these members.
+// their lattice2 is written that way (detail::split_lattice). Kernels reach a policy through
+// detail::hash_split, which falls back to lattice2 (identity axes) for a policy without these
+// members.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -93,9 +94,27 @@ GORGE_FORCEINLINE T unit_from_bits(uint_t<T> bits) {
 
 }  // namespace detail
 
+namespace detail {
+/// The two entry points of a policy written in split form (Policy has axis_x, axis_y and combine):
+///   lattice2<T>(cx, cy, seed) = combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed), the hash of
+///                               lattice point lanes (signed coordinates reinterpreted as unsigned);
+///   hash2(cx, cy, seed)       = lattice2<float> of one lattice point.
+template <class Policy>
+struct split_lattice {
+    template <class T>
+    static GORGE_FORCEINLINE vec2<T> lattice2(uint_t<T> cx, uint_t<T> cy, std::uint32_t seed) {
+        return Policy::template combine<T>(Policy::axis_x(cx, seed), Policy::axis_y(cy, seed), seed);
+    }
+    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
+        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
+    }
+};
+}  // namespace detail
+
 /// Jarzynski & Olano's pcg3d hash (the default policy). Exact integer work: every backend agrees
 /// bit for bit, at any distance from the origin, and different seeds give independent fields.
-struct pcg3d_hash {
+/// Components in [-1, 1) with a step of 2^-23.
+struct pcg3d_hash : detail::split_lattice<pcg3d_hash> {
     /// Split form: pcg3d's first step (an LCG step per lane) is done per column and per row.
     template <class U>
     static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
@@ -112,18 +131,6 @@ struct pcg3d_hash {
         U x = ax, y = ay, z = U(seed * detail::pcg_lcg_multiplier + detail::pcg_lcg_increment);
         detail::pcg3d_mix(x, y, z);
         return {detail::unit_from_bits<T>(x), detail::unit_from_bits<T>(y)};
-    }
-
-    /// Hash of the lattice point (cx, cy) lanes (signed coordinates reinterpreted as unsigned).
-    template <class T>
-    static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
-                                                      std::uint32_t seed) {
-        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
-    }
-
-    /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-23.
-    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
-        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
     }
 };
 
@@ -220,7 +227,7 @@ GORGE_FORCEINLINE U prime_xor_mix(U h) {
 /// The fast exact hash policy (see the header comment): bit-identical in C++ scalar, SIMD and every
 /// shader port, seeds honoured, components in [-1, 1) with a step of 2^-15 (x from the high 16
 /// bits of one 32-bit result, y from the low 16).
-struct prime_mix_hash {
+struct prime_mix_hash : detail::split_lattice<prime_mix_hash> {
     /// Split form: the coordinate products are made per column and per row.
     template <class U>
     static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
@@ -235,17 +242,6 @@ struct prime_mix_hash {
         using U = detail::uint_t<T>;
         return detail::prime_mix_components<T>(detail::prime_mix_finalise(ax ^ ay ^ U(detail::prime_mix_seed_mask(seed))));
     }
-
-    template <class T>
-    static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
-                                                      std::uint32_t seed) {
-        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
-    }
-
-    /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-15.
-    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
-        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
-    }
 };
 
 /// The cheapest exact hash policy (see the header comment):
@@ -256,7 +252,7 @@ struct prime_mix_hash {
 /// every shader port; components in [-1, 1) with a step of 2^-15. The x component comes from the
 /// product's high half, where every input bit has mixed; the y component is the low half xored
 /// with the high half.
-struct prime_xor_hash {
+struct prime_xor_hash : detail::split_lattice<prime_xor_hash> {
     template <class U>
     static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t seed) {
         return (cx * U(detail::prime_mix_x)) ^ U(detail::prime_mix_seed_mask(seed));
@@ -268,17 +264,6 @@ struct prime_xor_hash {
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t /*seed*/) {
         return detail::prime_xor_components<T>(detail::prime_xor_mix(ax ^ ay));
-    }
-
-    template <class T>
-    static GORGE_FORCEINLINE detail::vec2<T> lattice2(detail::uint_t<T> cx, detail::uint_t<T> cy,
-                                                      std::uint32_t seed) {
-        return combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed);
-    }
-
-    /// Hash of one lattice point, each component in [-1, 1) with a step of 2^-15.
-    static glm::vec2 hash2(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
-        return lattice2<float>(static_cast<std::uint32_t>(cx), static_cast<std::uint32_t>(cy), seed);
     }
 };
 
