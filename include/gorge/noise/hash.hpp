@@ -77,12 +77,18 @@ GORGE_FORCEINLINE void pcg3d_mix(U& x, U& y, U& z) {
     z += x * y;
 }
 
+/// pcg3d's first step, on one lane: v * 1664525 + 1013904223 (mod 2^32).
+template <class U>
+GORGE_FORCEINLINE U pcg_lcg(U v) {
+    return v * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+}
+
 /// pcg3d on three unsigned 32-bit lanes: an LCG step per lane, then pcg3d_mix.
 template <class U>
 GORGE_FORCEINLINE void pcg3d(U& x, U& y, U& z) {
-    x = x * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
-    y = y * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
-    z = z * U(pcg_lcg_multiplier) + U(pcg_lcg_increment);
+    x = pcg_lcg(x);
+    y = pcg_lcg(y);
+    z = pcg_lcg(z);
     pcg3d_mix(x, y, z);
 }
 
@@ -92,9 +98,6 @@ GORGE_FORCEINLINE T unit_from_bits(uint_t<T> bits) {
     return value_ops<T>::from_uint(bits >> hash_mantissa_shift) * T(hash_unit_scale) - T(1);
 }
 
-}  // namespace detail
-
-namespace detail {
 /// The two entry points of a policy written in split form (Policy has axis_x, axis_y and combine):
 ///   lattice2<T>(cx, cy, seed) = combine<T>(axis_x(cx, seed), axis_y(cy, seed), seed), the hash of
 ///                               lattice point lanes (signed coordinates reinterpreted as unsigned);
@@ -118,7 +121,7 @@ struct pcg3d_hash : detail::split_lattice<pcg3d_hash> {
     /// Split form: pcg3d's first step (an LCG step per lane) is done per column and per row.
     template <class U>
     static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t /*seed*/) {
-        return cx * U(detail::pcg_lcg_multiplier) + U(detail::pcg_lcg_increment);
+        return detail::pcg_lcg(cx);
     }
     template <class U>
     static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t seed) {
@@ -128,7 +131,7 @@ struct pcg3d_hash : detail::split_lattice<pcg3d_hash> {
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
         using U = detail::uint_t<T>;
-        U x = ax, y = ay, z = U(seed * detail::pcg_lcg_multiplier + detail::pcg_lcg_increment);
+        U x = ax, y = ay, z = U(detail::pcg_lcg(seed));
         detail::pcg3d_mix(x, y, z);
         return {detail::unit_from_bits<T>(x), detail::unit_from_bits<T>(y)};
     }
