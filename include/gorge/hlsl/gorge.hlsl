@@ -348,6 +348,22 @@ float2 gorge_detail_octave_point(float2 p, float freq) {
     return clamp(p * freq, -gorge_detail_lattice_coordinate_limit, gorge_detail_lattice_coordinate_limit);
 }
 
+// The hashes of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's column and
+// row work once each, shared by the two corners on that line (as gradient_locate does).
+struct gorge_detail_corner_hashes {
+    float2 a, b, c, d;
+};
+gorge_detail_corner_hashes gorge_detail_cell_corners(uint2 c, uint seed) {
+    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
+    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
+    gorge_detail_corner_hashes h;
+    h.a = GORGE_HASH_COMBINE(ax0, ay0, seed);
+    h.b = GORGE_HASH_COMBINE(ax1, ay0, seed);
+    h.c = GORGE_HASH_COMBINE(ax0, ay1, seed);
+    h.d = GORGE_HASH_COMBINE(ax1, ay1, seed);
+    return h;
+}
+
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
 float3 gorge_gradient_noise(float2 q, uint seed) {
     float2 i = floor(q);
@@ -358,13 +374,8 @@ float3 gorge_gradient_noise(float2 q, uint seed) {
     float2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     float2 du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    // The hash's column and row work once each, shared by the two corners on that line.
-    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
-    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
-    float2 ga = GORGE_HASH_COMBINE(ax0, ay0, seed);
-    float2 gb = GORGE_HASH_COMBINE(ax1, ay0, seed);
-    float2 gc = GORGE_HASH_COMBINE(ax0, ay1, seed);
-    float2 gd = GORGE_HASH_COMBINE(ax1, ay1, seed);
+    gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
+    float2 ga = h.a, gb = h.b, gc = h.c, gd = h.d;
 
     float va = dot(ga, f);
     float vb = dot(gb, f - float2(1.0, 0.0));
@@ -689,13 +700,8 @@ gorge_noise_d2 gorge_gradient_noise_d2(float2 q, uint seed) {
     uint2 c = uint2(int2(i));
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
-    // The hash's column and row work once each, shared by the two corners on that line.
-    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
-    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
-    float2 ga = GORGE_HASH_COMBINE(ax0, ay0, seed);
-    float2 gb = GORGE_HASH_COMBINE(ax1, ay0, seed);
-    float2 gc = GORGE_HASH_COMBINE(ax0, ay1, seed);
-    float2 gd = GORGE_HASH_COMBINE(ax1, ay1, seed);
+    gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
+    float2 ga = h.a, gb = h.b, gc = h.c, gd = h.d;
 
     float va = dot(ga, f);
     float vb = dot(gb, f - float2(1.0, 0.0));
@@ -722,12 +728,8 @@ gorge_noise_d2 gorge_value_noise_d2(float2 q, uint seed) {
     uint2 c = uint2(int2(i));
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
-    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);  // (see above)
-    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
-    float a = GORGE_HASH_COMBINE(ax0, ay0, seed).x;
-    float b = GORGE_HASH_COMBINE(ax1, ay0, seed).x;
-    float cc = GORGE_HASH_COMBINE(ax0, ay1, seed).x;
-    float d = GORGE_HASH_COMBINE(ax1, ay1, seed).x;
+    gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
+    float a = h.a.x, b = h.b.x, cc = h.c.x, d = h.d.x;
     float k = a - b - cc + d;
 
     gorge_noise_d2 n;

@@ -426,6 +426,27 @@ fn gorge_detail_octave_point(p: vec2f, freq: f32) -> vec2f {
     return clamp(p * freq, vec2f(-gorge_detail_lattice_coordinate_limit), vec2f(gorge_detail_lattice_coordinate_limit));
 }
 
+// The hashes of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's column and
+// row work once each, shared by the two corners on that line (as gradient_locate does).
+struct gorge_detail_corner_hashes {
+    a: vec2f,
+    b: vec2f,
+    c: vec2f,
+    d: vec2f,
+}
+fn gorge_detail_cell_corners(hash: u32, c: vec2u, seed: u32) -> gorge_detail_corner_hashes {
+    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
+    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
+    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
+    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
+    var h: gorge_detail_corner_hashes;
+    h.a = gorge_hash_combine(hash, ax0, ay0, seed);
+    h.b = gorge_hash_combine(hash, ax1, ay0, seed);
+    h.c = gorge_hash_combine(hash, ax0, ay1, seed);
+    h.d = gorge_hash_combine(hash, ax1, ay1, seed);
+    return h;
+}
+
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
 fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
     let i = floor(q);
@@ -436,15 +457,11 @@ fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
     let u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     let du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    // The hash's column and row work once each, shared by the two corners on that line.
-    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
-    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
-    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
-    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
-    let ga = gorge_hash_combine(hash, ax0, ay0, seed);
-    let gb = gorge_hash_combine(hash, ax1, ay0, seed);
-    let gc = gorge_hash_combine(hash, ax0, ay1, seed);
-    let gd = gorge_hash_combine(hash, ax1, ay1, seed);
+    let h = gorge_detail_cell_corners(hash, c, seed);
+    let ga = h.a;
+    let gb = h.b;
+    let gc = h.c;
+    let gd = h.d;
 
     let va = dot(ga, f);
     let vb = dot(gb, f - vec2f(1.0, 0.0));
@@ -795,15 +812,11 @@ fn gorge_gradient_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d
     let c = vec2u(vec2i(i));
     let w = gorge_detail_quintic(f);
 
-    // The hash's column and row work once each, shared by the two corners on that line.
-    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
-    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
-    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
-    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
-    let ga = gorge_hash_combine(hash, ax0, ay0, seed);
-    let gb = gorge_hash_combine(hash, ax1, ay0, seed);
-    let gc = gorge_hash_combine(hash, ax0, ay1, seed);
-    let gd = gorge_hash_combine(hash, ax1, ay1, seed);
+    let h = gorge_detail_cell_corners(hash, c, seed);
+    let ga = h.a;
+    let gb = h.b;
+    let gc = h.c;
+    let gd = h.d;
 
     let va = dot(ga, f);
     let vb = dot(gb, f - vec2f(1.0, 0.0));
@@ -840,14 +853,11 @@ fn gorge_value_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
     let c = vec2u(vec2i(i));
     let w = gorge_detail_quintic(f);
 
-    let ax0 = gorge_hash_axis_x(hash, c.x, seed);  // (see gorge_gradient_noise_with)
-    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
-    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
-    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
-    let a = gorge_hash_combine(hash, ax0, ay0, seed).x;
-    let b = gorge_hash_combine(hash, ax1, ay0, seed).x;
-    let cc = gorge_hash_combine(hash, ax0, ay1, seed).x;
-    let d = gorge_hash_combine(hash, ax1, ay1, seed).x;
+    let h = gorge_detail_cell_corners(hash, c, seed);
+    let a = h.a.x;
+    let b = h.b.x;
+    let cc = h.c.x;
+    let d = h.d.x;
     let k = a - b - cc + d;
 
     var n: gorge_noise_d2;
