@@ -143,18 +143,27 @@ std::vector<double> lattice_values(std::int32_t x0, std::int32_t y0, int side, s
 
 }  // namespace
 
-TEST_CASE("prime_mix_hash reproduces its definition bit for bit", "[hash]") {
-    for (const prime_mix_row& r : prime_mix_rows) {
+namespace {
+/// Checks a 16-bit-component policy against its reference rows: the 32-bit result (bits(cx, cy,
+/// seed)), hash2 in float and lattice2 in double.
+template <class Hash, class Bits, std::size_t N>
+void check_reference_rows(const prime_mix_row (&rows)[N], Bits bits) {
+    for (const prime_mix_row& r : rows) {
         CAPTURE(r.cx, r.cy, r.seed);
-        CHECK(gorge::detail::prime_mix(static_cast<std::uint32_t>(r.cx), static_cast<std::uint32_t>(r.cy), r.seed) == r.bits);
-        const glm::vec2 h = gorge::prime_mix_hash::hash2(r.cx, r.cy, r.seed);
+        const auto cx = static_cast<std::uint32_t>(r.cx), cy = static_cast<std::uint32_t>(r.cy);
+        CHECK(bits(cx, cy, r.seed) == r.bits);
+        const glm::vec2 h = Hash::hash2(r.cx, r.cy, r.seed);
         CHECK(h.x == r.x);
         CHECK(h.y == r.y);
-        const glm::dvec2 hd = gorge::prime_mix_hash::lattice2<double>(static_cast<std::uint32_t>(r.cx),
-                                                                       static_cast<std::uint32_t>(r.cy), r.seed);
+        const glm::dvec2 hd = Hash::template lattice2<double>(cx, cy, r.seed);
         CHECK(hd.x == double(r.x));
         CHECK(hd.y == double(r.y));
     }
+}
+}  // namespace
+
+TEST_CASE("prime_mix_hash reproduces its definition bit for bit", "[hash]") {
+    check_reference_rows<gorge::prime_mix_hash>(prime_mix_rows, gorge::detail::prime_mix<std::uint32_t>);
 }
 
 /// prime_xor_hash reference rows, from the same kind of independent transcription:
@@ -172,17 +181,7 @@ constexpr prime_mix_row prime_xor_rows[] = {
 };
 
 TEST_CASE("prime_xor_hash reproduces its definition bit for bit", "[hash]") {
-    for (const prime_mix_row& r : prime_xor_rows) {
-        CAPTURE(r.cx, r.cy, r.seed);
-        CHECK(gorge::detail::prime_xor(static_cast<std::uint32_t>(r.cx), static_cast<std::uint32_t>(r.cy), r.seed) == r.bits);
-        const glm::vec2 h = gorge::prime_xor_hash::hash2(r.cx, r.cy, r.seed);
-        CHECK(h.x == r.x);
-        CHECK(h.y == r.y);
-        const glm::dvec2 hd = gorge::prime_xor_hash::lattice2<double>(static_cast<std::uint32_t>(r.cx),
-                                                                       static_cast<std::uint32_t>(r.cy), r.seed);
-        CHECK(hd.x == double(r.x));
-        CHECK(hd.y == double(r.y));
-    }
+    check_reference_rows<gorge::prime_xor_hash>(prime_xor_rows, gorge::detail::prime_xor<std::uint32_t>);
 }
 
 namespace {

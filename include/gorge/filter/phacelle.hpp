@@ -93,11 +93,6 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     const U ix = ops::to_uint(ops::to_int(i0.x));
     const U iy = ops::to_uint(ops::to_int(i0.y));
 
-    // First the whole window, without branches: each cell's pivot offset v, its squared distance,
-    // and a bit per cell that is set when some lane is nearer than phacelle_skip_distance_sq.
-    // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the point has
-    // weight exactly 0 and adds exactly 0 to both sums, so a cell that far in every lane is
-    // skipped (about half of the 4x4 window, saving exp, sin and cos).
     // The hash's work for each window column and row is done once (its split form).
     // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
     using split = detail::hash_split<Hash>;
@@ -107,6 +102,12 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
         column[g + 1] = split::axis_x(ix + U(static_cast<std::uint32_t>(g)), seed);
         row[g + 1] = split::axis_y(iy + U(static_cast<std::uint32_t>(g)), seed);
     }
+
+    // Then the whole window, without branches: each cell's pivot offset v, its squared distance,
+    // and a bit per cell that is set when some lane is nearer than phacelle_skip_distance_sq.
+    // Exact early-out: a cell at squared distance >= phacelle_skip_distance_sq from the point has
+    // weight exactly 0 and adds exactly 0 to both sums, so a cell that far in every lane is
+    // skipped (about half of the 4x4 window, saving exp, sin and cos).
     T offset_x[detail::phacelle_window_cells], offset_y[detail::phacelle_window_cells];
     T dist_sq[detail::phacelle_window_cells];
     std::uint32_t near_cells = 0;

@@ -141,15 +141,11 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     c.u = quintic_u(c.f);
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
-    const U one = U(1u);
-    // The hash's column and row work once each, shared by the two corners on that line.
-    using split = hash_split<Hash>;
-    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + one, seed);
-    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + one, seed);
-    c.ga = split::template combine<T>(ax0, ay0, seed);
-    c.gb = split::template combine<T>(ax1, ay0, seed);
-    c.gc = split::template combine<T>(ax0, ay1, seed);
-    c.gd = split::template combine<T>(ax1, ay1, seed);
+    const cell_corner_hashes<T> g = cell_corners<Hash, T>(ix, iy, seed);
+    c.ga = g.a;
+    c.gb = g.b;
+    c.gc = g.c;
+    c.gd = g.d;
     c.va = detail::dot(c.ga, c.f);
     c.vb = detail::dot(c.gb, c.f - V2(T(1), T(0)));
     c.vc = detail::dot(c.gc, c.f - V2(T(0), T(1)));

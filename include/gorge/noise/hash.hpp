@@ -187,11 +187,11 @@ GORGE_FORCEINLINE std::uint32_t prime_mix_seed_mask(std::uint32_t seed) {
     return prime_mix_finalise(seed ^ prime_mix_seed_salt);
 }
 
-/// The 32-bit prime_mix result for lattice point (cx, cy) and seed:
-///     finalise((cx * prime_mix_x) ^ rotl(cy * prime_mix_y, 16) ^ finalise(seed ^ salt)).
+/// The 32-bit prime_mix result from a column product ax = cx * prime_mix_x and a row product
+/// ay = rotl(cy * prime_mix_y, 16):  finalise(ax ^ ay ^ finalise(seed ^ salt)).
 template <class U>
-GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
-    return prime_mix_finalise((cx * U(prime_mix_x)) ^ prime_mix_row(cy) ^ U(prime_mix_seed_mask(seed)));
+GORGE_FORCEINLINE U prime_mix_bits(U ax, U ay, std::uint32_t seed) {
+    return prime_mix_finalise(ax ^ ay ^ U(prime_mix_seed_mask(seed)));
 }
 
 /// prime_mix's components from 16 bits each of one 32-bit result h: x from the high half, y from
@@ -242,10 +242,17 @@ struct prime_mix_hash : detail::split_lattice<prime_mix_hash> {
     }
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
-        using U = detail::uint_t<T>;
-        return detail::prime_mix_components<T>(detail::prime_mix_finalise(ax ^ ay ^ U(detail::prime_mix_seed_mask(seed))));
+        return detail::prime_mix_components<T>(detail::prime_mix_bits(ax, ay, seed));
     }
 };
+
+namespace detail {
+/// The 32-bit prime_mix result for lattice point (cx, cy) and seed (its components' source bits).
+template <class U>
+GORGE_FORCEINLINE U prime_mix(U cx, U cy, std::uint32_t seed) {
+    return prime_mix_bits(prime_mix_hash::axis_x(cx, seed), prime_mix_hash::axis_y(cy, seed), seed);
+}
+}  // namespace detail
 
 /// The cheapest exact hash policy (see the header comment):
 ///     h = ((cx * prime_mix_x) ^ finalise(seed ^ salt) ^ rotl(cy * prime_mix_y, 16)) * 0x7FEB352D
@@ -256,13 +263,14 @@ struct prime_mix_hash : detail::split_lattice<prime_mix_hash> {
 /// product's high half, where every input bit has mixed; the y component is the low half xored
 /// with the high half.
 struct prime_xor_hash : detail::split_lattice<prime_xor_hash> {
+    /// Split form: prime_mix's column product with the finalised seed xored in, and its row product.
     template <class U>
     static GORGE_FORCEINLINE U axis_x(U cx, std::uint32_t seed) {
-        return (cx * U(detail::prime_mix_x)) ^ U(detail::prime_mix_seed_mask(seed));
+        return prime_mix_hash::axis_x(cx, seed) ^ U(detail::prime_mix_seed_mask(seed));
     }
     template <class U>
-    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t /*seed*/) {
-        return detail::prime_mix_row(cy);
+    static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t seed) {
+        return prime_mix_hash::axis_y(cy, seed);
     }
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t /*seed*/) {
@@ -337,6 +345,23 @@ template <class Hash>
 struct hash_split<Hash, std::void_t<decltype(Hash::template axis_x<std::uint32_t>(0u, 0u)),
                                     decltype(Hash::template axis_y<std::uint32_t>(0u, 0u)),
                                     decltype(Hash::template combine<float>(0u, 0u, 0u))>> : Hash {};
+
+/// The hashes of a lattice cell's four corners (0, 0), (1, 0), (0, 1) and (1, 1), from its lower
+/// corner (ix, iy). The hash's column and row work is done once each, shared by the two corners on
+/// that line.
+template <class T>
+struct cell_corner_hashes {
+    vec2<T> a, b, c, d;
+};
+template <class Hash, class T>
+GORGE_FORCEINLINE cell_corner_hashes<T> cell_corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed) {
+    using split = hash_split<Hash>;
+    using U = uint_t<T>;
+    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + U(1u), seed);
+    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + U(1u), seed);
+    return {split::template combine<T>(ax0, ay0, seed), split::template combine<T>(ax1, ay0, seed),
+            split::template combine<T>(ax0, ay1, seed), split::template combine<T>(ax1, ay1, seed)};
+}
 }  // namespace detail
 
 }  // namespace gorge

@@ -38,16 +38,13 @@ GORGE_FORCEINLINE value_cell<T> value_locate(vec2<T> q, std::uint32_t seed) {
     const vec2<T> i = detail::floor(q);
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
-    const U one = U(1u);
+    const cell_corner_hashes<T> h = cell_corners<Hash, T>(ix, iy, seed);
     value_cell<T> cell;
     cell.f = q - i;
-    using split = hash_split<Hash>;  // column and row work once each (see gradient_locate)
-    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + one, seed);
-    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + one, seed);
-    cell.a = split::template combine<T>(ax0, ay0, seed).x;
-    cell.b = split::template combine<T>(ax1, ay0, seed).x;
-    cell.c = split::template combine<T>(ax0, ay1, seed).x;
-    cell.d = split::template combine<T>(ax1, ay1, seed).x;
+    cell.a = h.a.x;
+    cell.b = h.b.x;
+    cell.c = h.c.x;
+    cell.d = h.d.x;
     return cell;
 }
 /// a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d.
