@@ -162,6 +162,7 @@ float gorge_detail_pow_inv(float t, float e) {
 // The LCG step that seeds each pcg3d lane (Numerical Recipes' 32-bit LCG constants).
 static const uint gorge_detail_pcg_lcg_multiplier = 1664525u;
 static const uint gorge_detail_pcg_lcg_increment = 1013904223u;
+uint gorge_detail_pcg_lcg(uint v) { return v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment; }
 // A hash keeps the top 24 bits of a lane, scales them by 2^-23 and shifts by 1 into [-1, 1).
 static const uint gorge_detail_hash_mantissa_shift = 8u;
 static const float gorge_detail_hash_unit_scale = 1.0 / 8388608.0;  // 2^-23
@@ -179,7 +180,8 @@ uint3 gorge_detail_pcg3d_mix(uint3 v) {
     return v;
 }
 uint3 gorge_pcg3d(uint3 v) {
-    return gorge_detail_pcg3d_mix(v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment);
+    return gorge_detail_pcg3d_mix(
+        uint3(gorge_detail_pcg_lcg(v.x), gorge_detail_pcg_lcg(v.y), gorge_detail_pcg_lcg(v.z)));
 }
 
 // Maps the top 24 bits of each lane to [-1, 1), exactly.
@@ -190,13 +192,10 @@ float2 gorge_detail_unit_from_bits(uint2 bits) {
 // pcg3d's split form (see GORGE_HASH_AXIS_X below): the LCG step of the x lane once per lattice
 // column and of the y lane once per row; the rest of pcg3d, with the seed as the third lane, once
 // per lattice point.
-uint gorge_pcg3d_axis_x(uint cx, uint seed) {
-    return cx * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
-}
+uint gorge_pcg3d_axis_x(uint cx, uint seed) { return gorge_detail_pcg_lcg(cx); }
 uint gorge_pcg3d_axis_y(uint cy, uint seed) { return gorge_pcg3d_axis_x(cy, seed); }
 float2 gorge_pcg3d_combine(uint ax, uint ay, uint seed) {
-    uint z = seed * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
-    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(uint3(ax, ay, z)).xy);
+    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(uint3(ax, ay, gorge_detail_pcg_lcg(seed))).xy);
 }
 
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
@@ -240,9 +239,10 @@ uint gorge_detail_prime_mix_seed_mask(uint seed) {
     return gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
 }
 
-uint gorge_prime_mix(uint2 cell, uint seed) {
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_row(cell.y) ^
-                                           gorge_detail_prime_mix_seed_mask(seed));
+// The 32-bit prime_mix result from a column product ax = cx * prime_mix_x and a row product
+// ay = rotl(cy * prime_mix_y, 16): finalise(ax ^ ay ^ finalise(seed ^ salt)).
+uint gorge_detail_prime_mix_bits(uint ax, uint ay, uint seed) {
+    return gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed));
 }
 
 // prime_mix's components: x from the high 16 bits of h, y from the low 16.
@@ -255,8 +255,13 @@ float2 gorge_detail_prime_mix_components(uint h) {
 uint gorge_prime_mix_axis_x(uint cx, uint seed) { return cx * gorge_detail_prime_mix_x; }
 uint gorge_prime_mix_axis_y(uint cy, uint seed) { return gorge_detail_prime_mix_row(cy); }
 float2 gorge_prime_mix_combine(uint ax, uint ay, uint seed) {
-    return gorge_detail_prime_mix_components(
-        gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed)));
+    return gorge_detail_prime_mix_components(gorge_detail_prime_mix_bits(ax, ay, seed));
+}
+
+// The 32-bit prime_mix result for the lattice point `cell` (its components' source bits).
+uint gorge_prime_mix(uint2 cell, uint seed) {
+    return gorge_detail_prime_mix_bits(gorge_prime_mix_axis_x(cell.x, seed), gorge_prime_mix_axis_y(cell.y, seed),
+                                       seed);
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
@@ -288,9 +293,9 @@ float2 gorge_detail_prime_xor_components(uint h) {
 
 // prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
 uint gorge_prime_xor_axis_x(uint cx, uint seed) {
-    return (cx * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_seed_mask(seed);
+    return gorge_prime_mix_axis_x(cx, seed) ^ gorge_detail_prime_mix_seed_mask(seed);
 }
-uint gorge_prime_xor_axis_y(uint cy, uint seed) { return gorge_detail_prime_mix_row(cy); }
+uint gorge_prime_xor_axis_y(uint cy, uint seed) { return gorge_prime_mix_axis_y(cy, seed); }
 float2 gorge_prime_xor_combine(uint ax, uint ay, uint seed) {
     return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
 }
