@@ -27,6 +27,7 @@
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/grid/grid_field.hpp>
 #include <gorge/io/heightmap_io.hpp>
+#include <gorge/noise/island.hpp>
 #include <gorge/simd/tile.hpp>
 
 #include "support/catch.hpp"
@@ -79,8 +80,9 @@ void write_terrain_png(const std::string& path, std::ptrdiff_t w, std::ptrdiff_t
     io::write_png16(path, g.view(), io::height_mapping::absolute(0.0f, 1.0f));
 }
 
-/// The library's filter over every node of a heightmap file, placed as `gorge filter` documents:
-/// world size (1, (h - 1) / (w - 1)) unless given, heights code / 65535.
+/// The library's filter (hashed with Hash) over every node of a heightmap file, placed as `gorge
+/// filter` documents: world size (1, (h - 1) / (w - 1)) unless given, heights code / 65535.
+template <class Hash = gorge::pcg3d_hash>
 gorge::grid<float> library_filter(const std::string& path, const gorge::tile_settings<float>& settings,
                                   glm::vec2 world = glm::vec2(0.0f)) {
     const io::heightmap map = io::read_heightmap(path);
@@ -94,7 +96,7 @@ gorge::grid<float> library_filter(const std::string& path, const gorge::tile_set
     gorge::grid<float> out(w, h);
     gorge::tile_buffers<float> buffers;
     buffers.height = out.view();
-    gorge::erode_tile(field, sampling, 0, 0, buffers, settings);
+    gorge::erode_tile<Hash>(field, sampling, 0, 0, buffers, settings);
     return out;
 }
 
@@ -825,4 +827,146 @@ TEST_CASE("GeoTIFF inputs with no-data cells: fill and thermal keep them, output
     write_terrain_png(dir.file("in.png"), 30, 20);
     REQUIRE(run_gorge(dir, "fill in.png plain.tif").code == 0);
     CHECK_FALSE(io::read_gdal(dir.file("plain.tif")).no_data.has_value());
+}
+
+TEST_CASE("--hash picks the hash of generate's noise and filter and of filter; presets keep it", "[cli]") {
+    scratch_dir dir;
+    const char* const hashes[] = {"pcg3d", "prime_mix", "prime_xor"};
+    const auto heights = [&](const std::string& file) { return io::read_heightmap(dir.file(file)).heights; };
+
+    SECTION("generate, demo recipe: each hash its own terrain; prime_xor is the library's demo with prime_xor_hash") {
+        REQUIRE(run_gorge(dir, "generate default.exr --size 65 --tile-x 1").code == 0);
+        for (const char* h : hashes)
+            REQUIRE(run_gorge(dir, std::string("generate ") + h + ".exr --size 65 --tile-x 1 --hash " + h).code == 0);
+        const gorge::grid<float> pcg3d = heights("pcg3d.exr"), mix = heights("prime_mix.exr"),
+                                 xor_ = heights("prime_xor.exr");
+        CHECK(same_bits(pcg3d, heights("default.exr")));  // the default is pcg3d
+        CHECK_FALSE(same_bits(mix, pcg3d));
+        CHECK_FALSE(same_bits(xor_, pcg3d));
+        CHECK_FALSE(same_bits(xor_, mix));
+        // The demo pipeline with gorge::prime_xor_hash (its fBm and its filter), one sample at a
+        // time on the scalar path: equal to the batch path's rounding. The same samples under
+        // pcg3d are far off, so the bound tells the hashes apart.
+        double worst = 0, worst_pcg3d = 0;
+        for (std::ptrdiff_t j = 0; j < 65; j += 8)
+            for (std::ptrdiff_t i = 0; i < 65; i += 8) {
+                const glm::vec2 p(static_cast<float>(64 + i) / 1024.0f, static_cast<float>(j) / 1024.0f);
+                const double want = gorge::demo_pipeline<gorge::prime_xor_hash>(p).height;
+                worst = std::max(worst, std::fabs(double(xor_(i, j)) - want));
+                worst_pcg3d = std::max(worst_pcg3d, std::fabs(double(pcg3d(i, j)) - want));
+            }
+        CHECK(worst <= 2e-6);
+        CHECK(worst_pcg3d > 1e-3);
+    }
+    SECTION("generate, island recipe: the island's noise and the filter both hashed with prime_xor_hash") {
+        REQUIRE(run_gorge(dir, "generate island.exr --recipe island --size 40 --noise-seed 9 --hash prime_xor").code == 0);
+        REQUIRE(run_gorge(dir, "generate island_pcg3d.exr --recipe island --size 40 --noise-seed 9").code == 0);
+        // The recipe as generate.cpp documents it, written out against the library.
+        gorge::island_params<float> ip;
+        ip.terrain.octaves = 4;
+        ip.terrain.gain = 0.35f;
+        using basis = gorge::gradient_basis<gorge::prime_xor_hash>;
+        const float relief = 0.2f, peak_elevation = 0.8f;
+        const auto field = gorge::scale(gorge::island_height_field<float, basis>(ip, 9u), relief);
+        gorge::tile_settings<float> s;
+        s.height_offset = glm::vec2(0.0f);
+        s.valley_altitude = 0.0f;
+        s.peak_altitude = relief * peak_elevation;
+        gorge::tile_sampling<float> sampling;
+        sampling.origin = glm::vec2(-1.25f);
+        sampling.spacing = glm::vec2(2.5f / 1024.0f);
+        gorge::grid<float> want(40, 40);
+        gorge::tile_buffers<float> out;
+        out.height = want.view();
+        gorge::erode_tile<gorge::prime_xor_hash>(field, sampling, 0, 0, out, s);
+        CHECK(same_bits(heights("island.exr"), want));
+        CHECK_FALSE(same_bits(heights("island_pcg3d.exr"), want));
+    }
+    SECTION("filter: the library's filter with each hash, bit for bit") {
+        write_terrain_png(dir.file("in.png"), 50, 37);
+        REQUIRE(run_gorge(dir, "filter in.png pcg3d.exr --hash pcg3d").code == 0);
+        REQUIRE(run_gorge(dir, "filter in.png prime_mix.exr --hash prime_mix --threads 2").code == 0);
+        REQUIRE(run_gorge(dir, "filter in.png prime_xor.exr --hash prime_xor").code == 0);
+        const gorge::tile_settings<float> s{};
+        CHECK(same_bits(heights("pcg3d.exr"), library_filter(dir.file("in.png"), s)));
+        CHECK(same_bits(heights("prime_mix.exr"), library_filter<gorge::prime_mix_hash>(dir.file("in.png"), s)));
+        const gorge::grid<float> xor_ = library_filter<gorge::prime_xor_hash>(dir.file("in.png"), s);
+        CHECK(same_bits(heights("prime_xor.exr"), xor_));
+        CHECK_FALSE(same_bits(heights("pcg3d.exr"), xor_));
+    }
+    SECTION("--save-preset writes the hash, --preset reads it back: the same files byte for byte") {
+        write_terrain_png(dir.file("in.png"), 40, 30);
+        const std::pair<std::string, std::string> runs[] = {
+            {"generate a.png --size 33 --hash prime_xor --save-preset p.json", "generate b.png --preset p.json"},
+            {"filter in.png a.png --hash prime_mix --save-preset p.json", "filter in.png b.png --preset p.json"},
+        };
+        for (const auto& run : runs) {
+            INFO("gorge " << run.first);
+            REQUIRE(run_gorge(dir, run.first).code == 0);
+            const std::string preset = read_text(dir.file("p.json"));
+            INFO("preset: " << preset);
+            CHECK(contains(preset, run.first.find("prime_xor") != std::string::npos ? "\"hash\": \"prime_xor\""
+                                                                                    : "\"hash\": \"prime_mix\""));
+            REQUIRE(run_gorge(dir, run.second).code == 0);
+            CHECK_FALSE(read_text(dir.file("a.png")).empty());
+            CHECK(read_text(dir.file("a.png")) == read_text(dir.file("b.png")));
+            // The command line wins over the preset: --hash pcg3d gives the default's file.
+            REQUIRE(run_gorge(dir, run.second.substr(0, run.second.find(" b.png")) + " c.png --preset p.json --hash pcg3d")
+                        .code == 0);
+            REQUIRE(run_gorge(dir, run.second.substr(0, run.second.find(" b.png")) + " d.png " +
+                                       (run.first.rfind("generate", 0) == 0 ? "--size 33" : ""))
+                        .code == 0);
+            CHECK(read_text(dir.file("c.png")) == read_text(dir.file("d.png")));
+            CHECK(read_text(dir.file("c.png")) != read_text(dir.file("a.png")));
+            for (const std::string& f : dir.entries())
+                if (f != "in.png") fs::remove(dir.file(f));
+        }
+        // Without --hash the preset holds the default.
+        REQUIRE(run_gorge(dir, "generate e.png --size 9 --save-preset d.json").code == 0);
+        CHECK(contains(read_text(dir.file("d.json")), "\"hash\": \"pcg3d\""));
+    }
+    SECTION("--help lists --hash") {
+        for (const char* sub : {"generate", "filter"}) {
+            const run_result h = run_gorge(dir, std::string(sub) + " --help");
+            CHECK(h.code == 0);
+            CHECK(contains(h.out, "--hash"));
+            CHECK(contains(h.out, "prime_xor"));
+        }
+    }
+}
+
+TEST_CASE("--hash: an unknown name exits with 2, names --hash and the choices, writes nothing", "[cli]") {
+    scratch_dir dir;
+    write_terrain_png(dir.file("in.png"), 20, 20);
+    const std::vector<std::string> before = dir.entries();
+    check_refused(dir, {
+        {"generate out.png --size 9 --hash md5", "--hash"},
+        {"generate out.png --size 9 --hash shadertoy", "--hash"},
+        {"filter in.png out.png --hash PCG3D", "--hash"},
+    }, before);
+    for (const std::string args : {"generate out.png --size 9 --hash md5", "filter in.png out.png --hash md5"}) {
+        const run_result r = run_gorge(dir, args);
+        INFO("gorge " << args << "\nstderr: " << r.err);
+        CHECK(contains(r.err, "pcg3d"));
+        CHECK(contains(r.err, "prime_mix"));
+        CHECK(contains(r.err, "prime_xor"));
+    }
+    // In a preset: the file, the key and the choices named, nothing written.
+    std::ofstream(dir.file("bad_hash.json")) << "{\"hash\": \"md5\"}";
+    std::ofstream(dir.file("number_hash.json")) << "{\"hash\": 3}";
+    const std::vector<std::string> with_presets = dir.entries();
+    for (const std::string args : {"generate out.png --size 9 --preset bad_hash.json",
+                                   "filter in.png out.png --preset bad_hash.json"}) {
+        const run_result r = run_gorge(dir, args);
+        INFO("gorge " << args << "\nstderr: " << r.err);
+        CHECK(r.code == 2);
+        CHECK(contains(r.err, "bad_hash.json"));
+        CHECK(contains(r.err, "'hash'"));
+        CHECK(contains(r.err, "prime_xor"));
+        CHECK(dir.entries() == with_presets);
+    }
+    const run_result number = run_gorge(dir, "generate out.png --size 9 --preset number_hash.json");
+    CHECK(number.code == 2);
+    CHECK(contains(number.err, "'hash'"));
+    CHECK(dir.entries() == with_presets);
 }

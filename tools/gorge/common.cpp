@@ -226,6 +226,32 @@ void add_mapping_options(CLI::App& app, parameters& params, mapping_options& o) 
                         [&o](const nlohmann::json& j) { o.clamp = json_value<bool>(j); }, [&o] { o.clamp = true; }});
 }
 
+const std::vector<std::string>& hash_names() {
+    static const std::vector<std::string> names{"pcg3d", "prime_mix", "prime_xor"};
+    return names;
+}
+
+void add_hash_option(CLI::App& app, parameters& params, std::string& name) {
+    std::string allowed;
+    for (const std::string& n : hash_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+    CLI::Option* opt =
+        app.add_option("--hash", name,
+                       "Hash policy of the noise and the filter (" + allowed +
+                           "): pcg3d gives the reference values, prime_mix and prime_xor are faster (prime_xor the "
+                           "fastest); each is exact on the CPU and in every shader port, and each gives its own terrain")
+            ->capture_default_str()
+            ->check(CLI::IsMember(hash_names()));
+    params.add_binding({"hash", opt, [&name] { return nlohmann::json(name); },
+                        [&name, allowed](const nlohmann::json& j) {
+                            const std::string v = json_value<std::string>(j);
+                            const std::vector<std::string>& names = hash_names();
+                            if (std::find(names.begin(), names.end(), v) == names.end())
+                                throw std::invalid_argument("'" + v + "' (allowed: " + allowed + ")");
+                            name = v;
+                        },
+                        [opt] { opt->run_callback(); }});
+}
+
 void add_preview_option(CLI::App& app, std::string& path) {
     app.add_option("--preview", path,
                    "Also write an 8-bit grayscale PNG preview of the heights, normalised (the range used is printed)");

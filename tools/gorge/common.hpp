@@ -17,6 +17,7 @@
 
 #include <gorge/grid/grid.hpp>
 #include <gorge/io/heightmap_io.hpp>
+#include <gorge/noise/hash.hpp>
 
 namespace gorge_cli {
 
@@ -94,6 +95,29 @@ private:
     std::vector<std::vector<float>> vector_storage_;
     std::string preset_path_, save_path_;
 };
+
+/// --hash NAME: the exact hash policy of every noise and filter evaluation of a command (input
+/// noise and erosion filter alike). Names: "pcg3d" (gorge::pcg3d_hash, the default), "prime_mix"
+/// (gorge::prime_mix_hash), "prime_xor" (gorge::prime_xor_hash); shadertoy_hash is left out (a
+/// float hash, not exact across back ends).
+constexpr const char* default_hash = "pcg3d";
+/// The accepted --hash names, in the order --help lists them.
+const std::vector<std::string>& hash_names();
+/// Registers --hash as a parameter of `params` (preset key "hash"); a name outside hash_names()
+/// is refused on the command line (naming --hash) and in a preset (naming the file and the key).
+void add_hash_option(CLI::App& app, parameters& params, std::string& name);
+/// Calls `f(Hash{})` with the hash policy named `name` and returns its result: the one run-time
+/// dispatch from --hash to the kernels' Hash template argument. Throws usage_error naming --hash
+/// and the allowed names for any other name.
+template <class F>
+decltype(auto) with_hash(const std::string& name, F&& f) {
+    if (name == "pcg3d") return f(gorge::pcg3d_hash{});
+    if (name == "prime_mix") return f(gorge::prime_mix_hash{});
+    if (name == "prime_xor") return f(gorge::prime_xor_hash{});
+    std::string allowed;
+    for (const std::string& n : hash_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+    throw usage_error("--hash: '" + name + "' (allowed: " + allowed + ")");
+}
 
 /// Output file formats chosen by extension.
 enum class file_kind { png16, r16, exr, geotiff };

@@ -4,6 +4,7 @@
 // height scale and offset), and the filter runs through the tile API (erode_tile) with the
 // field's nodes as the sample lattice, in bands of rows (for the progress bar; tiles are
 // seamless, so the result is the same bit for bit as one erode_tile call over the whole grid).
+// --hash picks the filter's hash policy (with_hash, common.hpp).
 // SPDX-License-Identifier: MPL-2.0
 #include <chrono>
 #include <cstdint>
@@ -31,6 +32,7 @@ struct filter_options {
     float height_scale = 0.0f;
     float height_offset = 0.0f;
     gorge::tile_settings<float> settings{};
+    std::string hash = default_hash;
     mapping_options mapping;
     bool progress = false;
     bool timings = false;
@@ -89,14 +91,17 @@ int run_filter(filter_options& o) {
 
     const clock::time_point t_filter = clock::now();
     progress bar(progress_wanted(o.progress), "filter");
-    for (std::ptrdiff_t y0 = 0; y0 < height; y0 += filter_band_rows) {
-        const std::ptrdiff_t rows = std::min(filter_band_rows, height - y0);
-        gorge::tile_buffers<float> out;
-        out.height = gorge::grid_view<float>(eroded.data() + y0 * width, width, rows, width);
-        if (!o.ridge.empty()) out.ridge_map = gorge::grid_view<float>(ridge.data() + y0 * width, width, rows, width);
-        gorge::erode_tile(*field, sampling, 0, static_cast<std::int64_t>(y0), out, o.settings);
-        bar.update(static_cast<double>(y0 + rows) / static_cast<double>(height));
-    }
+    with_hash(o.hash, [&](auto policy) {
+        using Hash = decltype(policy);
+        for (std::ptrdiff_t y0 = 0; y0 < height; y0 += filter_band_rows) {
+            const std::ptrdiff_t rows = std::min(filter_band_rows, height - y0);
+            gorge::tile_buffers<float> out;
+            out.height = gorge::grid_view<float>(eroded.data() + y0 * width, width, rows, width);
+            if (!o.ridge.empty()) out.ridge_map = gorge::grid_view<float>(ridge.data() + y0 * width, width, rows, width);
+            gorge::erode_tile<Hash>(*field, sampling, 0, static_cast<std::int64_t>(y0), out, o.settings);
+            bar.update(static_cast<double>(y0 + rows) / static_cast<double>(height));
+        }
+    });
     bar.finish();
     const double filter_s = seconds_since(t_filter);
 
@@ -163,6 +168,7 @@ runner add_filter(CLI::App& app) {
                 "for float files");
     p.add_value("height-offset", o->height_offset, "World height added after the scale");
     add_erosion_options(p, o->settings, true);
+    add_hash_option(app, p, o->hash);
     o->settings.threads = 0;
     p.add_value("threads", o->settings.threads, "Threads (0 = all hardware threads, at most 1024)");
     return [o] { return run_filter(*o); };

@@ -10,6 +10,7 @@
 //   island  the Red Blob Games island recipe (gorge/noise/island.hpp; 4 octaves of gain 0.35 as
 //           in examples/island.cpp) times a relief of 0.2, fade target -1 at sea level, +1 at
 //           0.16; no height offset. (The example's fading of erosion under the sea is not applied.)
+// --hash picks the hash policy of both the recipe's noise and the filter (with_hash, common.hpp).
 // SPDX-License-Identifier: MPL-2.0
 #include <chrono>
 #include <cmath>
@@ -41,6 +42,7 @@ constexpr float island_peak_elevation = 0.8f;
 struct generate_command {
     std::string output, ridge, preview;
     std::string recipe = "demo";
+    std::string hash = default_hash;
     int size = 1024;
     std::int64_t tile_x = 0, tile_y = 0;
     float spacing = 0.0f;            ///< 0: 1 / 1024 (demo), 2.5 / 1024 (island)
@@ -55,15 +57,16 @@ struct generate_command {
     std::unique_ptr<parameters> params;
 };
 
-/// The published demo's terrain as a tile field with its own fade target (demo_pipeline.hpp).
-/// The fBm and its amplitude are options (defaults: the demo's).
+/// The published demo's terrain as a tile field with its own fade target (demo_pipeline.hpp),
+/// its fBm hashed with Hash. The fBm and its amplitude are options (defaults: the demo's).
+template <class Hash>
 struct demo_field {
     std::uint32_t seed;
     gorge::fbm_params<float> noise;
     float amplitude;
     template <class T>
     GORGE_FORCEINLINE gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
-        const glm::vec<3, T> n = gorge::fbm(p, noise, seed) * T(amplitude);
+        const glm::vec<3, T> n = gorge::fbm<Hash>(p, noise, seed) * T(amplitude);
         const T fade = gorge::detail::clamp(
             n.x / T(static_cast<float>(double(amplitude) * gorge::demo::fade_range)), T(-1), T(1));
         return gorge::height_sample<T>{
@@ -73,7 +76,7 @@ struct demo_field {
     }
 };
 
-template <class Field>
+template <class Hash, class Field>
 void fill_tile(const Field& field, const generate_command& c, const gorge::tile_sampling<float>& sampling,
                gorge::grid<float>& height, gorge::grid<float>& ridge) {
     const std::ptrdiff_t n = c.size;
@@ -85,7 +88,7 @@ void fill_tile(const Field& field, const generate_command& c, const gorge::tile_
         gorge::tile_buffers<float> out;
         out.height = gorge::grid_view<float>(height.data() + y0 * n, n, rows, n);
         if (!c.ridge.empty()) out.ridge_map = gorge::grid_view<float>(ridge.data() + y0 * n, n, rows, n);
-        gorge::erode_tile(field, sampling, first_x, first_y + static_cast<std::int64_t>(y0), out, c.settings);
+        gorge::erode_tile<Hash>(field, sampling, first_x, first_y + static_cast<std::int64_t>(y0), out, c.settings);
         bar.update(static_cast<double>(y0 + rows) / static_cast<double>(n));
     }
     bar.finish();
@@ -141,15 +144,19 @@ int run_generate(generate_command& c) {
     const clock::time_point t0 = clock::now();
     gorge::grid<float> height(c.size, c.size), ridge;
     if (!c.ridge.empty()) ridge = gorge::grid<float>(c.size, c.size);
-    if (island) {
-        gorge::island_params<float> ip;
-        ip.terrain.octaves = 4;
-        ip.terrain.gain = 0.35f;
-        const auto field = gorge::scale(gorge::island_height_field(ip, c.noise_seed), island_relief);
-        fill_tile(field, c, sampling, height, ridge);
-    } else {
-        fill_tile(demo_field{c.noise_seed, c.noise, c.noise_amplitude}, c, sampling, height, ridge);
-    }
+    with_hash(c.hash, [&](auto policy) {
+        using Hash = decltype(policy);
+        if (island) {
+            gorge::island_params<float> ip;
+            ip.terrain.octaves = 4;
+            ip.terrain.gain = 0.35f;
+            const auto field = gorge::scale(
+                gorge::island_height_field<float, gorge::gradient_basis<Hash>>(ip, c.noise_seed), island_relief);
+            fill_tile<Hash>(field, c, sampling, height, ridge);
+        } else {
+            fill_tile<Hash>(demo_field<Hash>{c.noise_seed, c.noise, c.noise_amplitude}, c, sampling, height, ridge);
+        }
+    });
     const double run_s = std::chrono::duration<double>(clock::now() - t0).count();
 
     output_set outputs;
@@ -197,6 +204,7 @@ runner add_generate(CLI::App& app) {
                 "demo: height units per fBm unit (> 0); height = 0.5 + 0.5 amplitude fBm, fade target -1..1 at "
                 "fBm -0.6..0.6");
     add_erosion_options(p, c->settings, true);
+    add_hash_option(app, p, c->hash);
     c->settings.threads = 0;
     p.add_value("threads", c->settings.threads, "Threads (0 = all hardware threads, at most 1024); same result for any");
     app.footer("Integer outputs default to --range -1,1 with clamping, the same for every tile, so that tiles "
