@@ -2,9 +2,11 @@
 // then a shading pass) and WebGL2 (a GLSL ES 3.00 fragment pass over include/gorge/glsl/gorge.glsl
 // into a float texture, then the same shading). Both evaluate every sample independently, so any
 // view of the world is seamless, and both can read the samples back (height, ridge map, input).
+// The hash (state.values.hash, params.js's `hashes`) is a uniform for WGSL (gorge.wgsl's run-time
+// dispatch) and a compile-time choice for GLSL (GORGE_HASH* defines: one program per hash).
 //
 // SPDX-License-Identifier: MPL-2.0
-import { baseHeight, fadeRange } from './params.js';
+import { baseHeight, defaultHash, fadeRange, glslHashDefines, hashes, hashNamed } from './params.js';
 
 // The uniforms, in the order of the WGSL struct (std140-like offsets in 32-bit words) and named
 // u_<name> in GLSL. type: f (float), i (int), u (uint); n: components.
@@ -17,11 +19,14 @@ const layout = [
   ['normalization', 'f', 1, 24], ['seed', 'u', 1, 25], ['noise_seed', 'u', 1, 26], ['noise_octaves', 'i', 1, 27],
   ['noise_frequency', 'f', 1, 28], ['noise_lacunarity', 'f', 1, 29], ['noise_gain', 'f', 1, 30],
   ['noise_amplitude', 'f', 1, 31], ['fade_denominator', 'f', 1, 32], ['view_mode', 'u', 1, 33],
-  ['tint_low', 'f', 1, 34], ['tint_high', 'f', 1, 35],
+  ['tint_low', 'f', 1, 34], ['tint_high', 'f', 1, 35], ['hash', 'u', 1, 36],
 ];
-const uniformWords = 36;
+// The struct's size: 37 words rounded up to its 16-byte alignment.
+const uniformWords = 40;
 // The uniforms only the shading pass reads.
 const shadeOnly = ['view_mode', 'tint_low', 'tint_high'];
+// The uniforms that GLSL takes at compile time instead (the hash: GORGE_HASH_* defines).
+const glslCompileTime = ['hash'];
 
 // The uniform values of a state { values, view, show: { input, ridge } }.
 function uniformValues(state) {
@@ -37,6 +42,8 @@ function uniformValues(state) {
     // As the C++: amplitude * fade_range in double, rounded once to float.
     fade_denominator: amplitude * fadeRange,
     view_mode: (show.input ? 1 : 0) | (show.ridge ? 2 : 0),
+    // The hash's index in params.js's `hashes` (WGSL's playground_hash() maps it to gorge.wgsl's id).
+    hash: hashes.indexOf(hashNamed(values.hash)),
     tint_low: baseHeight - tintHalf,
     tint_high: baseHeight + tintHalf,
   };
@@ -57,23 +64,33 @@ struct playground_params {
     normalization: f32, seed: u32, noise_seed: u32, noise_octaves: i32,
     noise_frequency: f32, noise_lacunarity: f32, noise_gain: f32, noise_amplitude: f32,
     fade_denominator: f32, view_mode: u32, tint_low: f32, tint_high: f32,
+    hash: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: playground_params;
 @group(0) @binding(1) var<storage, read_write> samples: array<vec4f>;      // written by compute_main
 @group(0) @binding(2) var<storage, read> shade_samples: array<vec4f>;     // the same buffer, shaded
 
+// gorge.wgsl's id of the hash the page picked (P.hash: its index in params.js's list).
+fn playground_hash() -> u32 {
+    switch P.hash {
+${hashes.map((h, k) => `        case ${k}u: { return ${h.wgsl}; }`).join('\n')}
+        default: { return gorge_hash_pcg3d; }
+    }
+}
+
 // (eroded height, ridge map, input height, 0) at sample (i, j).
 fn playground_sample(i: u32, j: u32) -> vec4f {
     let p = P.origin + P.spacing * vec2f(f32(i), f32(j));
+    let hash = playground_hash();
     let noise = gorge_fbm_params(P.noise_frequency, P.noise_octaves, P.noise_lacunarity, P.noise_gain);
-    let n = gorge_fbm(p, noise, P.noise_seed) * P.noise_amplitude;
+    let n = gorge_fbm_with(hash, p, noise, P.noise_seed) * P.noise_amplitude;
     let fade = clamp(n.x / P.fade_denominator, -1.0, 1.0);
     let terrain = vec3f(${baseHeight.toFixed(1)} + 0.5 * n.x, 0.5 * n.y, 0.5 * n.z);
     let erosion = gorge_erosion_params(P.scale, P.strength, P.gully_weight, P.detail, P.rounding, P.onset,
                                        P.assumed_slope, P.octaves, P.lacunarity, P.gain, P.cell_scale,
                                        P.normalization);
-    let r = gorge_erosion_filter(p, terrain, fade, erosion, P.seed);
+    let r = gorge_erosion_filter_with(hash, p, terrain, fade, erosion, P.seed);
     return vec4f(gorge_apply_height_offset(terrain.x, r, fade, P.output_offset), r.ridge_map, terrain.x, 0.0);
 }
 
@@ -146,7 +163,7 @@ uniform float u_noise_frequency, u_noise_lacunarity, u_noise_gain, u_noise_ampli
 out vec4 out_sample;
 
 // (eroded height, ridge map, input height, 0) at sample (i, j) = the fragment's pixel; texture
-// row j holds sample row j.
+// row j holds sample row j. The hash is gorge.glsl's GORGE_HASH* (one program per hash).
 void main() {
     uvec2 ij = uvec2(gl_FragCoord.xy);
     vec2 p = u_origin + u_spacing * vec2(ij);
@@ -349,8 +366,6 @@ async function createWebGL2(canvas, gorgeGlslUrl) {
   if (!gl.getExtension('EXT_color_buffer_float')) throw new Error('WebGL2: EXT_color_buffer_float is missing (float render targets)');
   const gorgeGlsl = await fetchText(gorgeGlslUrl);
   const vs = compile(gl, gl.VERTEX_SHADER, glslVertex, 'vertex shader');
-  const sampleProgram = link(gl, vs, compile(gl, gl.FRAGMENT_SHADER,
-    '#version 300 es\n' + gorgeGlsl + '\n' + glslSampleCode, 'gorge.glsl sample shader'), 'sample program');
   const shadeProgram = link(gl, vs, compile(gl, gl.FRAGMENT_SHADER, glslShade, 'shading shader'), 'shading program');
   const vao = gl.createVertexArray();
   const locations = (program) => {
@@ -362,7 +377,6 @@ async function createWebGL2(canvas, gorgeGlslUrl) {
     }
     return loc;
   };
-  const sampleLoc = locations(sampleProgram);
   const shadeLoc = locations(shadeProgram);
   const types = Object.fromEntries(layout.map(([name, type, n]) => [name, [type, n]]));
   const setUniforms = (loc, u) => {
@@ -375,10 +389,25 @@ async function createWebGL2(canvas, gorgeGlslUrl) {
       gl[fn](where, type === 'f' ? new Float32Array(vals) : type === 'i' ? new Int32Array(vals) : new Uint32Array(vals));
     }
   };
-  // Every parameter must reach the sample shader (a misspelt uniform would silently read as 0).
-  for (const [name] of layout) {
-    if (name !== 'size' && !shadeOnly.includes(name) && !(name in sampleLoc)) throw new Error(`WebGL2: the sample shader has no uniform u_${name}`);
-  }
+  // The sample program of each hash, built when that hash is first shown: gorge.glsl after the
+  // defines that pick it. { program, loc } by hash name.
+  const samplePrograms = {};
+  const sampleProgramFor = (hash) => {
+    if (samplePrograms[hash]) return samplePrograms[hash];
+    const program = link(gl, vs, compile(gl, gl.FRAGMENT_SHADER,
+      '#version 300 es\n' + glslHashDefines(hash) + gorgeGlsl + '\n' + glslSampleCode, `gorge.glsl sample shader (${hash})`),
+    `sample program (${hash})`);
+    const loc = locations(program);
+    // Every parameter must reach the sample shader (a misspelt uniform would silently read as 0).
+    for (const [name] of layout) {
+      if (name !== 'size' && !shadeOnly.includes(name) && !glslCompileTime.includes(name) && !(name in loc)) {
+        throw new Error(`WebGL2: the sample shader has no uniform u_${name}`);
+      }
+    }
+    samplePrograms[hash] = { program, loc };
+    return samplePrograms[hash];
+  };
+  sampleProgramFor(defaultHash);
   let size = 0;
   let texture = null;
   let framebuffer = null;
@@ -405,8 +434,9 @@ async function createWebGL2(canvas, gorgeGlslUrl) {
       gl.bindVertexArray(vao);
       gl.bindFramebuffer(gl.FRAMEBUFFER, framebuffer);
       gl.viewport(0, 0, size, size);
-      gl.useProgram(sampleProgram);
-      setUniforms(sampleLoc, u);
+      const sample = sampleProgramFor(hashNamed(state.values.hash).name);
+      gl.useProgram(sample.program);
+      setUniforms(sample.loc, u);
       gl.drawArrays(gl.TRIANGLES, 0, 3);
       gl.bindFramebuffer(gl.FRAMEBUFFER, null);
       gl.viewport(0, 0, canvas.width, canvas.height);

@@ -41,6 +41,37 @@ export const parameters = [
   { group: 'Erosion filter', key: 'output_offset', index: 1, label: 'height offset k', value: 0, lo: 0, hi: 1, step: 0.01 },
 ];
 
+// The hash policy of the input noise and of the filter alike: the preset key "hash" and the
+// `gorge generate --hash` names, in the order the page lists them. `cpp` is the C++ policy,
+// `glsl` the prefix of gorge.glsl's split-form functions (gorge_<glsl>_axis_x, ...), `wgsl` the
+// run-time id of gorge.wgsl (gorge_hash_<name>). pcg3d is the default everywhere. (shadertoy_hash
+// is left out: a float hash that the GPUs do not reproduce exactly.)
+export const hashes = [
+  { name: 'pcg3d', label: 'pcg3d (default)', cpp: 'gorge::pcg3d_hash', glsl: 'pcg3d', wgsl: 'gorge_hash_pcg3d' },
+  { name: 'prime_mix', label: 'prime_mix (faster)', cpp: 'gorge::prime_mix_hash', glsl: 'prime_mix', wgsl: 'gorge_hash_prime_mix' },
+  { name: 'prime_xor', label: 'prime_xor (fastest)', cpp: 'gorge::prime_xor_hash', glsl: 'prime_xor', wgsl: 'gorge_hash_prime_xor' },
+];
+export const defaultHash = 'pcg3d';
+
+// The entry of `hashes` named `name`; throws naming the key and the choices otherwise.
+export function hashNamed(name) {
+  const h = hashes.find((x) => x.name === name);
+  if (!h) throw new Error(`hash: '${name}' (allowed: ${hashes.map((x) => x.name).join(', ')})`);
+  return h;
+}
+
+// The GLSL lines that pick `name`'s hash in gorge.glsl (they go before it); '' for the default,
+// which gorge.glsl picks by itself.
+export function glslHashDefines(name) {
+  if (name === defaultHash) return '';
+  const g = hashNamed(name).glsl;
+  return `#define GORGE_HASH gorge_${g}_lattice2
+#define GORGE_HASH_AXIS_X gorge_${g}_axis_x
+#define GORGE_HASH_AXIS_Y gorge_${g}_axis_y
+#define GORGE_HASH_COMBINE gorge_${g}_combine
+`;
+}
+
 // The fade target is -1..+1 at fBm -0.6..+0.6 (gorge::demo::fade_range).
 export const fadeRange = 0.6;
 // Input height = baseHeight + 0.5 * amplitude * fBm (gorge::demo::base_height).
@@ -65,9 +96,9 @@ export function invalidReason(p, v) {
   return '';
 }
 
-// The default values: { key: number | number[] }.
+// The default values: { key: number | number[], hash: name }.
 export function defaultValues() {
-  const v = {};
+  const v = { hash: defaultHash };
   for (const p of parameters) {
     if (p.index === undefined) v[p.key] = p.value;
     else (v[p.key] ||= [])[p.index] = p.value;
@@ -130,6 +161,7 @@ export function presetOf(values, view) {
     output_offset: vec('output_offset'),
     valley_altitude: 0,
     peak_altitude: 0.16000001,  // the demo recipe ignores both (its fade target comes from the noise)
+    hash: hashNamed(values.hash).name,
     threads: 0,
   };
 }
@@ -142,6 +174,7 @@ export function fromPreset(preset, values, view) {
   if (typeof preset !== 'object' || preset === null || Array.isArray(preset)) throw new Error('a preset is a JSON object');
   if ('recipe' in preset && preset.recipe !== 'demo') throw new Error(`recipe: '${preset.recipe}' (the playground shows the demo recipe)`);
   const out = structuredClone(values);
+  if ('hash' in preset) out.hash = hashNamed(preset.hash).name;
   for (const p of parameters) {
     if (!(p.key in preset)) continue;
     const v = p.index === undefined ? preset[p.key] : (preset[p.key] || [])[p.index];
@@ -177,9 +210,14 @@ const glslFloat = (x) => {
 const glslVec = (a) => a.map(glslFloat).join(', ');
 
 // A C++ program that computes the view (the same heights as the page and `gorge generate`).
+// A hash other than the default is the template argument of gorge::fbm and gorge::erosion_filter.
 export function cppSnippet(values, view) {
   const v = values;
-  return `// The gorge playground's view as C++ (gorge's float path; the page and the GPU agree to 1e-4).
+  const hash = hashNamed(v.hash);
+  const policy = hash.name === defaultHash ? '' : `<${hash.cpp}>`;
+  const hashLine = hash.name === defaultHash ? '' : `
+// Hash: ${hash.name} (${hash.cpp}), for the input noise and the filter alike.`;
+  return `// The gorge playground's view as C++ (gorge's float path; the page and the GPU agree to 1e-4).${hashLine}
 // Build: c++ -std=c++17 -O2 -I<gorge>/include view.cpp   (needs glm)
 // Run:   ./a.out [i j]...   prints the eroded height at samples (i, j) of the view
 #include <cstdio>
@@ -214,10 +252,10 @@ float view_height(glm::vec2 p) {
     const std::uint32_t filter_seed = ${v.seed}u;
     const glm::vec2 height_offset(${cppVec(v.output_offset)});
 
-    const glm::vec3 n = gorge::fbm(p, noise, noise_seed) * amplitude;
+    const glm::vec3 n = gorge::fbm${policy}(p, noise, noise_seed) * amplitude;
     const float fade = glm::clamp(n.x / static_cast<float>(double(amplitude) * ${fadeRange}), -1.0f, 1.0f);
     const glm::vec3 terrain(${cppFloat(baseHeight)} + 0.5f * n.x, 0.5f * n.y, 0.5f * n.z);
-    const gorge::erosion_result<float> r = gorge::erosion_filter(p, terrain, fade, erosion, filter_seed);
+    const gorge::erosion_result<float> r = gorge::erosion_filter${policy}(p, terrain, fade, erosion, filter_seed);
     return gorge::apply_height_offset(terrain.x, r, fade, height_offset);
 }
 
@@ -237,12 +275,24 @@ int main(int argc, char** argv) {
 `;
 }
 
-// A GLSL function that computes the view's heights (after #version and gorge.glsl).
+// The line that splits a GLSL snippet with a hash other than the default: what comes before it
+// goes before gorge.glsl, the rest after it.
+export const glslAfterGorgeLine = '// ---- after gorge.glsl ----';
+
+// A GLSL function that computes the view's heights (after #version and gorge.glsl). With a hash
+// other than the default, the snippet starts with the #defines that pick it, to be placed before
+// gorge.glsl (they apply to every gorge function of the shader).
 export function glslSnippet(values, view) {
   const v = values;
-  return `// The gorge playground's view as GLSL: paste after your #version line and gorge.glsl
+  const defines = glslHashDefines(hashNamed(v.hash).name);
+  const head = defines ? `// The gorge playground's view as GLSL, hash ${v.hash}: after your #version line, paste the
+// #defines below, then gorge.glsl (include/gorge/glsl/gorge.glsl; GLSL 4.50, ES 3.10 or ES 3.00),
+// then the rest. The defines pick the hash of every gorge function in the shader.
+${defines}${glslAfterGorgeLine}
+` : `// The gorge playground's view as GLSL: paste after your #version line and gorge.glsl
 // (include/gorge/glsl/gorge.glsl; GLSL 4.50, ES 3.10 or ES 3.00).
-// Sample (i, j) of the view is at p = view_origin + view_spacing * vec2(i, j).
+`;
+  return `${head}// Sample (i, j) of the view is at p = view_origin + view_spacing * vec2(i, j).
 const vec2 view_origin = vec2(${glslVec(view.origin)});
 const float view_spacing = ${glslFloat(view.spacing)};
 

@@ -5,8 +5,8 @@
 // SPDX-License-Identifier: MPL-2.0
 import { createBackend } from './gpu.js';
 import {
-  cppSnippet, defaultValues, defaultView, fromPreset, glslSnippet, invalidReason, parameterId, parameters, presetOf,
-  r16Bytes,
+  cppSnippet, defaultValues, defaultView, fromPreset, glslSnippet, hashes, invalidReason, parameterId, parameters,
+  presetOf, r16Bytes,
 } from './params.js';
 
 const query = new URLSearchParams(location.search);
@@ -91,8 +91,33 @@ function setValue(p, v) {
   else state.values[p.key][p.index] = v;
 }
 
+// The hash select (#hash): the policy of the input noise and the filter alike.
+function buildHashControl(root) {
+  const h = document.createElement('h2');
+  h.textContent = 'Hash (noise and filter)';
+  const row = document.createElement('div');
+  row.className = 'parameter';
+  const label = document.createElement('label');
+  label.textContent = 'hash';
+  label.htmlFor = 'hash';
+  const select = document.createElement('select');
+  select.id = 'hash';
+  for (const x of hashes) select.append(Object.assign(document.createElement('option'), { value: x.name, textContent: x.label }));
+  select.title = 'The hash policy of gorge generate --hash: each gives its own terrain; prime_xor is the fastest';
+  row.append(label, select);
+  root.append(h, row);
+  select.addEventListener('change', () => {
+    state.values.hash = select.value;
+    requestRender();
+  });
+  const show = () => { select.value = state.values.hash; };
+  controls.push(show);
+  show();
+}
+
 function buildControls() {
   const root = document.getElementById('parameters');
+  buildHashControl(root);
   let group = null;
   for (const p of parameters) {
     if (p.group !== group) {

@@ -1,8 +1,8 @@
 // Reference heights of the playground (web/) for tests/web/run_playground.mjs: the playground's
 // terrain computed on the C++ float path, one sample at a time, independently of the page and of
 // the `gorge` command line:
-//     n = fbm(p, noise, noise_seed) * amplitude, fade = clamp(n.x / (amplitude * 0.6), -1, 1),
-//     terrain = (0.5 + 0.5 n.x, 0.5 n.y, 0.5 n.z), r = erosion_filter(p, terrain, fade, erosion, seed),
+//     n = fbm<Hash>(p, noise, noise_seed) * amplitude, fade = clamp(n.x / (amplitude * 0.6), -1, 1),
+//     terrain = (0.5 + 0.5 n.x, 0.5 n.y, 0.5 n.z), r = erosion_filter<Hash>(p, terrain, fade, erosion, seed),
 //     height = apply_height_offset(terrain.x, r, fade, output_offset)
 // at p = origin + spacing * (i, j) (computed in double and rounded once, as erode_tile does).
 //
@@ -10,7 +10,9 @@
 //   keys: size, spacing, origin=x,y, noise_frequency, noise_octaves, noise_lacunarity, noise_gain,
 //   noise_amplitude, noise_seed, and every gorge::erosion_params member with the preset's names
 //   (scale, strength, gully_weight, detail, rounding=a,b,c,d, onset=a,b,c,d, assumed_slope=a,b,
-//   octaves, lacunarity, gain, cell_scale, normalization), seed, output_offset=o,k.
+//   octaves, lacunarity, gain, cell_scale, normalization), seed, output_offset=o,k, and
+//   hash=pcg3d|prime_mix|prime_xor (Hash: gorge::pcg3d_hash, the default, prime_mix_hash or
+//   prime_xor_hash).
 // Writes size * size * 3 little-endian float32 values (height, ridge map, input height per
 // sample, row j = 0 first). Exit 2 with a message naming the key on bad input.
 // SPDX-License-Identifier: MPL-2.0
@@ -39,6 +41,7 @@ struct settings {
     std::uint32_t seed = 0;
     float output_offset[2] = {static_cast<float>(gorge::demo::height_offset_o),
                               static_cast<float>(gorge::demo::height_offset_k)};
+    std::string hash = "pcg3d";
 };
 
 /// Largest accepted side.
@@ -101,7 +104,36 @@ void set(settings& s, const std::string& key, const std::string& v) {
     else if (key == "normalization") e.normalization = one_float(key, v);
     else if (key == "seed") s.seed = one_seed(key, v);
     else if (key == "output_offset") floats(s.output_offset, 2);
+    else if (key == "hash") {
+        if (v != "pcg3d" && v != "prime_mix" && v != "prime_xor")
+            throw std::invalid_argument("hash: '" + v + "' (allowed: pcg3d, prime_mix, prime_xor)");
+        s.hash = v;
+    }
     else throw std::invalid_argument("unknown key '" + key + "'");
+}
+
+/// The samples of the view with the hash policy Hash: (height, ridge map, input height) each.
+template <class Hash>
+std::vector<float> samples(const settings& s) {
+    const float fade_denominator = static_cast<float>(double(s.amplitude) * gorge::demo::fade_range);
+    const glm::vec2 offset(s.output_offset[0], s.output_offset[1]);
+    const std::size_t n = static_cast<std::size_t>(s.size);
+    std::vector<float> out(n * n * 3);
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < n; ++i) {
+            const glm::vec2 p(static_cast<float>(std::fma(double(s.spacing), double(i), double(s.origin[0]))),
+                              static_cast<float>(std::fma(double(s.spacing), double(j), double(s.origin[1]))));
+            const glm::vec3 noise = gorge::fbm<Hash>(p, s.noise, s.noise_seed) * s.amplitude;
+            const float fade = glm::clamp(noise.x / fade_denominator, -1.0f, 1.0f);
+            const glm::vec3 terrain(static_cast<float>(gorge::demo::base_height) + 0.5f * noise.x, 0.5f * noise.y,
+                                    0.5f * noise.z);
+            const gorge::erosion_result<float> r = gorge::erosion_filter<Hash>(p, terrain, fade, s.erosion, s.seed);
+            float* o = &out[(j * n + i) * 3];
+            o[0] = gorge::apply_height_offset(terrain.x, r, fade, offset);
+            o[1] = r.ridge_map;
+            o[2] = terrain.x;
+        }
+    return out;
 }
 
 }  // namespace
@@ -127,24 +159,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gorge_playground_reference: %s\n", e.what());
         return 2;
     }
-    const float fade_denominator = static_cast<float>(double(s.amplitude) * gorge::demo::fade_range);
-    const glm::vec2 offset(s.output_offset[0], s.output_offset[1]);
-    const std::size_t n = static_cast<std::size_t>(s.size);
-    std::vector<float> out(n * n * 3);
-    for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t i = 0; i < n; ++i) {
-            const glm::vec2 p(static_cast<float>(std::fma(double(s.spacing), double(i), double(s.origin[0]))),
-                              static_cast<float>(std::fma(double(s.spacing), double(j), double(s.origin[1]))));
-            const glm::vec3 noise = gorge::fbm(p, s.noise, s.noise_seed) * s.amplitude;
-            const float fade = glm::clamp(noise.x / fade_denominator, -1.0f, 1.0f);
-            const glm::vec3 terrain(static_cast<float>(gorge::demo::base_height) + 0.5f * noise.x, 0.5f * noise.y,
-                                    0.5f * noise.z);
-            const gorge::erosion_result<float> r = gorge::erosion_filter(p, terrain, fade, s.erosion, s.seed);
-            float* o = &out[(j * n + i) * 3];
-            o[0] = gorge::apply_height_offset(terrain.x, r, fade, offset);
-            o[1] = r.ridge_map;
-            o[2] = terrain.x;
-        }
+    const std::vector<float> out = s.hash == "prime_xor"   ? samples<gorge::prime_xor_hash>(s)
+                                   : s.hash == "prime_mix" ? samples<gorge::prime_mix_hash>(s)
+                                                           : samples<gorge::pcg3d_hash>(s);
     std::ofstream file(argv[1], std::ios::binary);
     file.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size() * sizeof(float)));
     if (!file) {

@@ -7,8 +7,8 @@
 //          [--chromium PATH] [--reference gorge_playground_reference] [--gorge gorge]
 //          [--cxx c++ --cxx-flags FLAGS] [--screenshot FILE.png] [--break KIND]
 // CHECK: load, ui, preset, r16, snippets, screenshot (see CMakeLists.txt for what each proves).
-// --break uniform|layout|preset|r16 serves web/ with one line broken on purpose: the check must
-// then fail (the *_detects_break tests).
+// --break uniform|layout|preset|r16|hash|glsl_hash serves web/ with one line broken on purpose:
+// the check must then fail (the *_detects_break tests).
 // Exit codes: 0 pass, 1 fail, 77 skipped (no Chromium or web/node_modules) unless
 // GORGE_BROWSER_REQUIRED=1.
 //
@@ -40,6 +40,11 @@ const ridgeTolerance = 1e-2;
 const r16Step = 2 / 65535;  // the .r16 export maps heights -1..1 to codes 0..65535
 // Samples per side of the page in the tests (SwiftShader is a CPU rasteriser).
 const testSize = 96;
+// The hash the checks pick besides the default (the page's #hash select, the preset key "hash").
+const otherHash = 'prime_xor';
+// The line of a GLSL snippet with a hash other than the default that separates what goes before
+// gorge.glsl (the GORGE_HASH* defines) from what goes after it (web/params.js).
+const glslAfterGorgeLine = '// ---- after gorge.glsl ----';
 
 function unavailable(what) {
   console.log(`${required ? 'FAIL (GORGE_BROWSER_REQUIRED is set)' : 'SKIP'}: ${what}`);
@@ -64,6 +69,10 @@ const breaks = {
   preset: ['web/params.js', "gully_weight: num('gully_weight')", "gully_weigth: num('gully_weight')"],
   // The .r16 export written big-endian.
   r16: ['web/params.js', 'c > 0 ? Math.min(c, maxCode16) : 0, true)', 'c > 0 ? Math.min(c, maxCode16) : 0, false)'],
+  // The WGSL filter left on pcg3d whatever the hash select says (the input noise still follows it).
+  hash: ['web/gpu.js', 'gorge_erosion_filter_with(hash, p,', 'gorge_erosion_filter_with(gorge_hash_pcg3d, p,'],
+  // The WebGL2 sample shader built without the hash's GORGE_HASH* defines.
+  glsl_hash: ['web/gpu.js', "'#version 300 es\\n' + glslHashDefines(hash) + gorgeGlsl", "'#version 300 es\\n' + gorgeGlsl"],
 };
 let transform = null;
 if (breakKind) {
@@ -310,6 +319,91 @@ async function canvasShot(page) {
   return page.screenshot({ clip: box });
 }
 
+// Exports the page's C++ and GLSL snippets (hash `hash` selected) and checks that they give the
+// page's heights.
+async function snippetsOf(page, hash) {
+  const s = await samples(page);
+  const points = [];
+  for (let k = 0; k < 40; ++k) points.push([(k * 37) % s.size, (k * 53 + 11) % s.size]);
+  points.push([0, 0], [s.size - 1, s.size - 1]);
+  // C++: compile the exported program and run it at the points.
+  const cpp = await clickExport(page, 'export-cpp', 'gorge-view.cpp');
+  const cppText = readFileSync(cpp, 'utf8');
+  rmSync(cpp);  // the next export downloads the same name
+  if ((hash !== 'pcg3d') !== cppText.includes(`gorge::${hash}_hash`)) fail(`the C++ snippet ${hash === 'pcg3d' ? 'names a hash' : `does not name gorge::${hash}_hash`}`);
+  const cppFile = path.join(work, `gorge-view-${hash}.cpp`);
+  writeFileSync(cppFile, cppText);
+  const cxx = arg('cxx', 'c++');
+  const exe = path.join(work, 'gorge-view-snippet');
+  const flags = arg('cxx-flags', `-I${path.join(root, 'include')}`).split(' ').filter(Boolean);
+  try {
+    execFileSync(cxx, ['-std=c++17', '-O1', '-ffp-contract=off', ...flags, cppFile, '-o', exe], { stdio: 'pipe' });
+  } catch (e) {
+    fail(`the C++ snippet (${hash}) does not compile: ${String(e.stderr || e.message).slice(0, 2000)}`);
+    return;
+  }
+  const printed = execFileSync(exe, points.flat().map(String), { encoding: 'utf8' }).trim().split('\n').map(Number);
+  compare(`C++ snippet (${hash}) vs page heights`, Float32Array.from(printed), Float32Array.from(points, ([i, j]) => s.height[j * s.size + i]),
+    heightTolerance, s.size);
+  // GLSL: the exported function after gorge.glsl, run in a WebGL2 fragment shader over the view.
+  const glslFile = await clickExport(page, 'export-glsl', 'gorge-view.glsl');
+  const glsl = readFileSync(glslFile, 'utf8');
+  rmSync(glslFile);
+  // With a hash other than the default, the snippet's defines go before gorge.glsl.
+  const split = glsl.indexOf(glslAfterGorgeLine);
+  if ((hash !== 'pcg3d') !== (split >= 0)) fail(`the GLSL snippet ${hash === 'pcg3d' ? 'has' : 'lacks'} the part before gorge.glsl`);
+  if (hash !== 'pcg3d' && !glsl.includes(`#define GORGE_HASH gorge_${hash}_lattice2`)) fail(`the GLSL snippet does not define GORGE_HASH as gorge_${hash}_lattice2`);
+  const [beforeGorge, afterGorge] = split >= 0 ? [glsl.slice(0, split), glsl.slice(split)] : ['', glsl];
+  const r = await page.evaluate(async (prefix, snippet, size) => {
+    const gorge = await (await fetch('../include/gorge/glsl/gorge.glsl')).text();
+    const c = document.createElement('canvas');
+    const gl = c.getContext('webgl2');
+    if (!gl || !gl.getExtension('EXT_color_buffer_float')) return { error: 'no WebGL2 with float targets' };
+    const shader = (type, text) => {
+      const sh = gl.createShader(type);
+      gl.shaderSource(sh, text);
+      gl.compileShader(sh);
+      if (!gl.getShaderParameter(sh, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(sh));
+      return sh;
+    };
+    try {
+      const program = gl.createProgram();
+      gl.attachShader(program, shader(gl.VERTEX_SHADER, '#version 300 es\nvoid main() { vec2 xy = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)); gl_Position = vec4(xy * 2.0 - 1.0, 0.0, 1.0); }'));
+      gl.attachShader(program, shader(gl.FRAGMENT_SHADER, `#version 300 es\n${prefix}${gorge}\n${snippet}\nout vec4 o;\nvoid main() { o = vec4(view_height(view_origin + view_spacing * vec2(uvec2(gl_FragCoord.xy))), 1.0); }`));
+      gl.linkProgram(program);
+      if (!gl.getProgramParameter(program, gl.LINK_STATUS)) return { error: gl.getProgramInfoLog(program) };
+      const tex = gl.createTexture();
+      gl.bindTexture(gl.TEXTURE_2D, tex);
+      gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, size, size);
+      const fb = gl.createFramebuffer();
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+      gl.viewport(0, 0, size, size);
+      gl.useProgram(program);
+      gl.bindVertexArray(gl.createVertexArray());
+      gl.drawArrays(gl.TRIANGLES, 0, 3);
+      // Read through a pixel-pack buffer and a fence (a direct read-back stalls, and says so).
+      const out = new Float32Array(size * size * 4);
+      const pack = gl.createBuffer();
+      gl.bindBuffer(gl.PIXEL_PACK_BUFFER, pack);
+      gl.bufferData(gl.PIXEL_PACK_BUFFER, out.byteLength, gl.STREAM_READ);
+      gl.readPixels(0, 0, size, size, gl.RGBA, gl.FLOAT, 0);
+      const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
+      gl.flush();
+      while (gl.clientWaitSync(sync, 0, 0) === gl.TIMEOUT_EXPIRED) await new Promise((done) => setTimeout(done, 4));
+      gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, out);
+      return { heights: Array.from({ length: size * size }, (_, k) => out[4 * k]) };
+    } catch (e) {
+      return { error: String(e.message || e) };
+    }
+  }, beforeGorge, afterGorge, s.size);
+  if (r.error) {
+    fail(`the GLSL snippet (${hash}): ${r.error}`);
+    return;
+  }
+  compare(`GLSL snippet (${hash}, WebGL2) vs page heights`, Float32Array.from(r.heights), s.height, heightTolerance, s.size);
+}
+
 // ---- checks ------------------------------------------------------------------------------------
 const checks = {
   async load() {
@@ -366,6 +460,19 @@ const checks = {
     console.log(`mean grey: plain ${plain.mean.toFixed(2)}, ridge map ${ridge.mean.toFixed(2)}, input ${input.mean.toFixed(2)}`);
     if (Math.abs(ridge.mean - plain.mean) < 0.5 && Math.abs(ridge.deviation - plain.deviation) < 0.5) fail('the ridge map toggle changes nothing');
     if (Math.abs(input.mean - plain.mean) < 0.2 && Math.abs(input.deviation - plain.deviation) < 0.2) fail('the input toggle changes nothing');
+    // The hash select drives the input noise and the filter alike: the C++ with prime_xor_hash.
+    await page.select('#hash', otherHash);
+    const hashed = await samples(page);
+    const hashedRef = reference({ ...values, hash: otherHash }, view);
+    compare(`${backend} heights vs C++ (${otherHash})`, hashed.height, hashedRef.height, heightTolerance, view.size);
+    compare(`${backend} input heights vs C++ (${otherHash})`, hashed.input, hashedRef.input, heightTolerance, view.size);
+    compare(`${backend} ridge map vs C++ (${otherHash})`, hashed.ridge, hashedRef.ridge, ridgeTolerance, view.size);
+    let hashChanged = 0;
+    for (let k = 0; k < after.height.length; ++k) hashChanged = Math.max(hashChanged, Math.abs(hashed.height[k] - after.height[k]));
+    console.log(`${otherHash} vs pcg3d: heights differ by up to ${hashChanged.toFixed(4)}`);
+    if (!(hashChanged > 0.01)) fail(`the hash select did not change the heights (at most ${hashChanged})`);
+    await page.select('#hash', 'pcg3d');
+    compare(`${backend} heights back on pcg3d vs the first render`, (await samples(page)).height, after.height, 0, view.size);
   },
 
   async preset() {
@@ -373,9 +480,11 @@ const checks = {
     if (!gorge) throw new Error('--gorge (the gorge command line) is needed');
     const page = await openPage(backend);
     await setThroughUi(page);
+    await page.select('#hash', otherHash);
     const s = await samples(page);
     const file = await clickExport(page, 'export-preset', 'gorge-view.json');
     const preset = JSON.parse(readFileSync(file, 'utf8'));
+    if (preset.hash !== otherHash) fail(`the exported preset has hash ${JSON.stringify(preset.hash)}, expected "${otherHash}"`);
     const out = path.join(work, 'preset-cli.r16');
     const back = path.join(work, 'preset-back.json');
     rmSync(out, { force: true });
@@ -408,9 +517,11 @@ const checks = {
     await picker.uploadFile(back);
     await fresh.waitForFunction(() => window.playground.view.origin[0] !== 0);
     const loaded = await fresh.evaluate(() => window.playground.idle().then(() => ({ values: window.playground.values, view: window.playground.view })));
-    for (const [k, v] of Object.entries(expectedValues())) {
+    for (const [k, v] of Object.entries({ ...expectedValues(), hash: otherHash })) {
       if (!same(v, loaded.values[k])) fail(`the loaded preset gives ${k} = ${JSON.stringify(loaded.values[k])}, expected ${JSON.stringify(v)}`);
     }
+    const select = await fresh.$eval('#hash', (e) => e.value);
+    if (select !== otherHash) fail(`the loaded preset shows the hash ${select}, expected ${otherHash}`);
     const view = await page.evaluate(() => window.playground.view);
     if (!same(view.origin, loaded.view.origin) || !same(view.spacing, loaded.view.spacing)) {
       fail(`the loaded preset gives the view ${JSON.stringify(loaded.view)}, expected ${JSON.stringify(view)}`);
@@ -435,74 +546,11 @@ const checks = {
   async snippets() {
     const page = await openPage(backend);
     await setThroughUi(page);
-    const s = await samples(page);
-    const points = [];
-    for (let k = 0; k < 40; ++k) points.push([(k * 37) % s.size, (k * 53 + 11) % s.size]);
-    points.push([0, 0], [s.size - 1, s.size - 1]);
-    // C++: compile the exported program and run it at the points.
-    const cpp = await clickExport(page, 'export-cpp', 'gorge-view.cpp');
-    const cxx = arg('cxx', 'c++');
-    const exe = path.join(work, 'gorge-view-snippet');
-    const flags = arg('cxx-flags', `-I${path.join(root, 'include')}`).split(' ').filter(Boolean);
-    try {
-      execFileSync(cxx, ['-std=c++17', '-O1', '-ffp-contract=off', ...flags, cpp, '-o', exe], { stdio: 'pipe' });
-    } catch (e) {
-      fail(`the C++ snippet does not compile: ${String(e.stderr || e.message).slice(0, 2000)}`);
-      return;
+    // The default hash, then another: its snippets carry the hash.
+    for (const hash of ['pcg3d', otherHash]) {
+      await page.select('#hash', hash);
+      await snippetsOf(page, hash);
     }
-    const printed = execFileSync(exe, points.flat().map(String), { encoding: 'utf8' }).trim().split('\n').map(Number);
-    compare('C++ snippet vs page heights', Float32Array.from(printed), Float32Array.from(points, ([i, j]) => s.height[j * s.size + i]),
-      heightTolerance, s.size);
-    // GLSL: the exported function after gorge.glsl, run in a WebGL2 fragment shader over the view.
-    const glsl = readFileSync(await clickExport(page, 'export-glsl', 'gorge-view.glsl'), 'utf8');
-    const r = await page.evaluate(async (snippet, size) => {
-      const gorge = await (await fetch('../include/gorge/glsl/gorge.glsl')).text();
-      const c = document.createElement('canvas');
-      const gl = c.getContext('webgl2');
-      if (!gl || !gl.getExtension('EXT_color_buffer_float')) return { error: 'no WebGL2 with float targets' };
-      const shader = (type, text) => {
-        const sh = gl.createShader(type);
-        gl.shaderSource(sh, text);
-        gl.compileShader(sh);
-        if (!gl.getShaderParameter(sh, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(sh));
-        return sh;
-      };
-      try {
-        const program = gl.createProgram();
-        gl.attachShader(program, shader(gl.VERTEX_SHADER, '#version 300 es\nvoid main() { vec2 xy = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)); gl_Position = vec4(xy * 2.0 - 1.0, 0.0, 1.0); }'));
-        gl.attachShader(program, shader(gl.FRAGMENT_SHADER, `#version 300 es\n${gorge}\n${snippet}\nout vec4 o;\nvoid main() { o = vec4(view_height(view_origin + view_spacing * vec2(uvec2(gl_FragCoord.xy))), 1.0); }`));
-        gl.linkProgram(program);
-        if (!gl.getProgramParameter(program, gl.LINK_STATUS)) return { error: gl.getProgramInfoLog(program) };
-        const tex = gl.createTexture();
-        gl.bindTexture(gl.TEXTURE_2D, tex);
-        gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, size, size);
-        const fb = gl.createFramebuffer();
-        gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
-        gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
-        gl.viewport(0, 0, size, size);
-        gl.useProgram(program);
-        gl.bindVertexArray(gl.createVertexArray());
-        gl.drawArrays(gl.TRIANGLES, 0, 3);
-        // Read through a pixel-pack buffer and a fence (a direct read-back stalls, and says so).
-        const out = new Float32Array(size * size * 4);
-        const pack = gl.createBuffer();
-        gl.bindBuffer(gl.PIXEL_PACK_BUFFER, pack);
-        gl.bufferData(gl.PIXEL_PACK_BUFFER, out.byteLength, gl.STREAM_READ);
-        gl.readPixels(0, 0, size, size, gl.RGBA, gl.FLOAT, 0);
-        const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
-        gl.flush();
-        while (gl.clientWaitSync(sync, 0, 0) === gl.TIMEOUT_EXPIRED) await new Promise((done) => setTimeout(done, 4));
-        gl.getBufferSubData(gl.PIXEL_PACK_BUFFER, 0, out);
-        return { heights: Array.from({ length: size * size }, (_, k) => out[4 * k]) };
-      } catch (e) {
-        return { error: String(e.message || e) };
-      }
-    }, glsl, s.size);
-    if (r.error) {
-      fail(`the GLSL snippet: ${r.error}`);
-      return;
-    }
-    compare('GLSL snippet (WebGL2) vs page heights', Float32Array.from(r.heights), s.height, heightTolerance, s.size);
   },
 
   async screenshot() {
