@@ -197,6 +197,7 @@ fn gorge_detail_cos_sin(x: f32) -> vec2f {
 // The LCG step that seeds each pcg3d lane (Numerical Recipes' 32-bit LCG constants).
 const gorge_detail_pcg_lcg_multiplier: u32 = 1664525u;
 const gorge_detail_pcg_lcg_increment: u32 = 1013904223u;
+fn gorge_detail_pcg_lcg(v: u32) -> u32 { return v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment; }
 // A hash keeps the top 24 bits of a lane, scales them by 2^-23 and shifts by 1 into [-1, 1).
 const gorge_detail_hash_mantissa_shift: u32 = 8u;
 const gorge_detail_hash_unit_scale: f32 = 1.0 / 8388608.0;  // 2^-23
@@ -215,7 +216,8 @@ fn gorge_detail_pcg3d_mix(v_in: vec3u) -> vec3u {
     return v;
 }
 fn gorge_pcg3d(v: vec3u) -> vec3u {
-    return gorge_detail_pcg3d_mix(v * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment);
+    return gorge_detail_pcg3d_mix(
+        vec3u(gorge_detail_pcg_lcg(v.x), gorge_detail_pcg_lcg(v.y), gorge_detail_pcg_lcg(v.z)));
 }
 
 // Maps the top 24 bits of each lane to [-1, 1), exactly.
@@ -226,13 +228,10 @@ fn gorge_detail_unit_from_bits(bits: vec2u) -> vec2f {
 // pcg3d's split form (see gorge_hash_axis_x below): the LCG step of the x lane once per lattice
 // column and of the y lane once per row; the rest of pcg3d, with the seed as the third lane, once
 // per lattice point.
-fn gorge_pcg3d_axis_x(cx: u32, seed: u32) -> u32 {
-    return cx * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
-}
+fn gorge_pcg3d_axis_x(cx: u32, seed: u32) -> u32 { return gorge_detail_pcg_lcg(cx); }
 fn gorge_pcg3d_axis_y(cy: u32, seed: u32) -> u32 { return gorge_pcg3d_axis_x(cy, seed); }
 fn gorge_pcg3d_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
-    let z = seed * gorge_detail_pcg_lcg_multiplier + gorge_detail_pcg_lcg_increment;
-    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(vec3u(ax, ay, z)).xy);
+    return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(vec3u(ax, ay, gorge_detail_pcg_lcg(seed))).xy);
 }
 
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
@@ -277,9 +276,10 @@ fn gorge_detail_prime_mix_seed_mask(seed: u32) -> u32 {
     return gorge_detail_prime_mix_finalise(seed ^ gorge_detail_prime_mix_seed_salt);
 }
 
-fn gorge_prime_mix(cell: vec2u, seed: u32) -> u32 {
-    return gorge_detail_prime_mix_finalise((cell.x * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_row(cell.y) ^
-                                           gorge_detail_prime_mix_seed_mask(seed));
+// The 32-bit prime_mix result from a column product ax = cx * prime_mix_x and a row product
+// ay = rotl(cy * prime_mix_y, 16): finalise(ax ^ ay ^ finalise(seed ^ salt)).
+fn gorge_detail_prime_mix_bits(ax: u32, ay: u32, seed: u32) -> u32 {
+    return gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed));
 }
 
 // prime_mix's components: x from the high 16 bits of h, y from the low 16.
@@ -292,8 +292,13 @@ fn gorge_detail_prime_mix_components(h: u32) -> vec2f {
 fn gorge_prime_mix_axis_x(cx: u32, seed: u32) -> u32 { return cx * gorge_detail_prime_mix_x; }
 fn gorge_prime_mix_axis_y(cy: u32, seed: u32) -> u32 { return gorge_detail_prime_mix_row(cy); }
 fn gorge_prime_mix_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
-    return gorge_detail_prime_mix_components(
-        gorge_detail_prime_mix_finalise(ax ^ ay ^ gorge_detail_prime_mix_seed_mask(seed)));
+    return gorge_detail_prime_mix_components(gorge_detail_prime_mix_bits(ax, ay, seed));
+}
+
+// The 32-bit prime_mix result for the lattice point `cell` (its components' source bits).
+fn gorge_prime_mix(cell: vec2u, seed: u32) -> u32 {
+    return gorge_detail_prime_mix_bits(gorge_prime_mix_axis_x(cell.x, seed), gorge_prime_mix_axis_y(cell.y, seed),
+                                       seed);
 }
 
 // prime_mix hash of the lattice point `cell`: each component in [-1, 1) with a step of 2^-15 (x from
@@ -325,9 +330,9 @@ fn gorge_detail_prime_xor_components(h: u32) -> vec2f {
 
 // prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
 fn gorge_prime_xor_axis_x(cx: u32, seed: u32) -> u32 {
-    return (cx * gorge_detail_prime_mix_x) ^ gorge_detail_prime_mix_seed_mask(seed);
+    return gorge_prime_mix_axis_x(cx, seed) ^ gorge_detail_prime_mix_seed_mask(seed);
 }
-fn gorge_prime_xor_axis_y(cy: u32, seed: u32) -> u32 { return gorge_detail_prime_mix_row(cy); }
+fn gorge_prime_xor_axis_y(cy: u32, seed: u32) -> u32 { return gorge_prime_mix_axis_y(cy, seed); }
 fn gorge_prime_xor_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
     return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
 }
