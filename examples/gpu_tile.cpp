@@ -49,16 +49,42 @@ struct timing {
     double min_ms, median_ms;
 };
 
-/// The hash policies gpu_tile is built with: gpu_tile.spv uses the default, the others
-/// gpu_tile_<name>.spv (compiled with GORGE_HASH=gorge_<name>_lattice2).
+/// The hash policies gpu_tile is built with. Each has its --hash name and its SPIR-V file, looked up
+/// next to the executable: gpu_tile.spv uses the default hash, the others were compiled with
+/// GORGE_HASH=gorge_<name>_lattice2.
 enum class hash_choice { pcg3d, prime_mix, prime_xor };
 
+struct hash_entry {
+    hash_choice hash;
+    const char* name;
+    const char* spirv_file;
+};
+
+constexpr hash_entry hash_table[] = {
+    {hash_choice::pcg3d, "pcg3d", "gpu_tile.spv"},
+    {hash_choice::prime_mix, "prime_mix", "gpu_tile_prime_mix.spv"},
+    {hash_choice::prime_xor, "prime_xor", "gpu_tile_prime_xor.spv"},
+};
+
 bool parse_hash(const std::string& name, hash_choice& out) {
-    if (name == "pcg3d") out = hash_choice::pcg3d;
-    else if (name == "prime_mix") out = hash_choice::prime_mix;
-    else if (name == "prime_xor") out = hash_choice::prime_xor;
-    else return false;
-    return true;
+    for (const hash_entry& e : hash_table) {
+        if (name == e.name) {
+            out = e.hash;
+            return true;
+        }
+    }
+    return false;
+}
+
+/// The names --hash accepts, for its error message ("pcg3d, prime_mix or prime_xor").
+std::string hash_names() {
+    const std::size_t count = sizeof hash_table / sizeof hash_table[0];
+    std::string names;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i > 0) names += i + 1 == count ? " or " : ", ";
+        names += hash_table[i].name;
+    }
+    return names;
 }
 
 std::string spirv_path(const char* argv0, hash_choice hash) {
@@ -66,12 +92,10 @@ std::string spirv_path(const char* argv0, hash_choice hash) {
     std::string dir(argv0);
     const std::size_t slash = dir.find_last_of('/');
     dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-    switch (hash) {
-        case hash_choice::prime_mix: return dir + "/gpu_tile_prime_mix.spv";
-        case hash_choice::prime_xor: return dir + "/gpu_tile_prime_xor.spv";
-        case hash_choice::pcg3d: break;
+    for (const hash_entry& e : hash_table) {
+        if (e.hash == hash) return dir + "/" + e.spirv_file;
     }
-    return dir + "/gpu_tile.spv";
+    return dir + "/" + hash_table[0].spirv_file;
 }
 
 /// The C++ float demo sample at p with the shader's hash policy.
@@ -139,7 +163,7 @@ int main(int argc, char** argv) {
         }
         if (arg == "--hash") {
             if (a + 1 >= argc || !parse_hash(argv[a + 1], hash)) {
-                std::fprintf(stderr, "gpu_tile: --hash needs pcg3d, prime_mix or prime_xor\n");
+                std::fprintf(stderr, "gpu_tile: --hash needs %s\n", hash_names().c_str());
                 return 2;
             }
             ++a;
