@@ -168,11 +168,36 @@ void check_conversions() {
     for (std::size_t l = 0; l < B::size; ++l) CHECK(f[l] == sops::from_uint(u[l]));
 }
 
+/// min and max lane by lane against the scalar rule (min(a, b) = b < a ? b : a, max(a, b) = a < b ?
+/// b : a), bit for bit: NaN in either operand, signed zeros, infinities.
+template <class B>
+void check_min_max() {
+    using ops = gorge::detail::value_ops<B>;
+    using sops = gorge::detail::value_ops<scalar_of<B>>;
+    using S = scalar_of<B>;
+    const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();
+    const std::vector<S> values = {S(0), S(-0.0), S(1), S(-1), S(2.5), inf, -inf, nan, -nan, S(1e-40)};
+    const auto same_bits = [](S x, S y) { return std::memcmp(&x, &y, sizeof(S)) == 0; };
+    for (std::size_t i = 0; i < values.size(); ++i)
+        for (std::size_t j = 0; j < values.size(); ++j) {
+            const B a = gather<B>(values, i), b = gather<B>(values, j);
+            const auto lo = lanes_of(ops::min(a, b)), hi = lanes_of(ops::max(a, b));
+            for (std::size_t l = 0; l < B::size; ++l) {
+                const S x = values[(i + l) % values.size()], y = values[(j + l) % values.size()];
+                INFO("min/max(" << x << ", " << y << ")");
+                CHECK(same_bits(lo[l], sops::min(x, y)));
+                CHECK(same_bits(hi[l], sops::max(x, y)));
+            }
+        }
+}
+
 struct conversion_runner {
     template <class A>
     void run() {
         check_conversions<xsimd::batch<float, A>>();
         check_conversions<xsimd::batch<double, A>>();
+        check_min_max<xsimd::batch<float, A>>();
+        check_min_max<xsimd::batch<double, A>>();
     }
 };
 
@@ -218,7 +243,7 @@ struct load_store_runner {
 
 TEST_CASE("simd: hash lanes are bit-identical to the scalar hashes", "[simd]") { for_each_arch(hash_runner{}); }
 
-TEST_CASE("simd: conversions follow the scalar semantics exactly", "[simd]") { for_each_arch(conversion_runner{}); }
+TEST_CASE("simd: conversions, min and max follow the scalar semantics exactly", "[simd]") { for_each_arch(conversion_runner{}); }
 
 TEST_CASE("simd: value_ops loads and stores whole and partial batches", "[simd]") {
     for_each_arch(load_store_runner{});

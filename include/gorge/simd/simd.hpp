@@ -102,6 +102,11 @@ struct batch_ops_base {
     using uint_type = xsimd::batch<std::uint32_t, arch_type>;
     using float_type = xsimd::batch<float, arch_type>;
     static constexpr std::size_t lanes = T::size;
+    /// True on the x86 architectures (SSE2 and up): xsimd::min / xsimd::max are the MINPS / MAXPS
+    /// family there (see min and max), and float to int32 conversion is CVTTPS2DQ (see to_int).
+    static constexpr bool is_x86 = std::is_base_of<xsimd::sse2, arch_type>::value ||
+                                   std::is_base_of<xsimd::avx, arch_type>::value ||
+                                   std::is_base_of<xsimd::avx512f, arch_type>::value;
 
     static T floor(const T& x) { return xsimd::floor(x); }
     static T abs(const T& x) { return xsimd::abs(x); }
@@ -118,8 +123,19 @@ struct batch_ops_base {
         return c;
     }
     static T pow(const T& x, const T& e) { return simd_math::pow(x, e); }
-    static T min(const T& a, const T& b) { return xsimd::select(b < a, b, a); }
-    static T max(const T& a, const T& b) { return xsimd::select(a < b, b, a); }
+    /// min(a, b) = b < a ? b : a and max(a, b) = a < b ? b : a in every lane, as for scalars: a NaN
+    /// b gives a, a NaN a gives a (NaN), min(+0, -0) = +0. On x86 that is exactly one MINPS /
+    /// MAXPS with the operands swapped (the instruction returns its second operand unless the
+    /// first compares below / above it), which xsimd emits for xsimd::min / xsimd::max there;
+    /// elsewhere a compare and a select.
+    static T min(const T& a, const T& b) {
+        if constexpr (is_x86) return xsimd::min(b, a);
+        else return xsimd::select(b < a, b, a);
+    }
+    static T max(const T& a, const T& b) {
+        if constexpr (is_x86) return xsimd::max(b, a);
+        else return xsimd::select(a < b, b, a);
+    }
     static T select(const mask_type& c, const T& a, const T& b) { return xsimd::select(c, a, b); }
     static bool any(const mask_type& c) { return xsimd::any(c); }
     /// sin and cos from one shared range reduction (see detail::sincos).
@@ -183,7 +199,14 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
 
     /// Same semantics as the scalar to_int: saturates to [INT32_MIN, int32_saturation_bound], NaN -> INT32_MIN.
-    static int_type to_int(const T& x) { return xsimd::batch_cast<std::int32_t>(value_ops::clamp_to_int32(x)); }
+    /// On x86 the conversion instruction itself returns INT32_MIN (its "integer indefinite") for
+    /// NaN and for every lane below INT32_MIN, so only the upper bound needs a clamp.
+    static int_type to_int(const T& x) {
+        if constexpr (value_ops::is_x86)
+            return xsimd::batch_cast<std::int32_t>(value_ops::min(x, T(float(int32_saturation_bound))));
+        else
+            return xsimd::batch_cast<std::int32_t>(value_ops::clamp_to_int32(x));
+    }
     /// Exact below 2^24 (the contract); lanes below 2^31 convert as signed integers, which is one
     /// instruction where an unsigned conversion takes several.
     static T from_uint(const uint_type& u) { return xsimd::batch_cast<float>(xsimd::bitwise_cast<int_type>(u)); }
