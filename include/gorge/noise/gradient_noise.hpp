@@ -141,11 +141,7 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     c.u = quintic_u(c.f);
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
-    const cell_corner_hashes<T> g = cell_corners<Hash, T>(ix, iy, seed);
-    c.ga = g.a;
-    c.gb = g.b;
-    c.gc = g.c;
-    c.gd = g.d;
+    cell_corners<Hash, T>(ix, iy, seed, c.ga, c.gb, c.gc, c.gd);
     c.va = detail::dot(c.ga, c.f);
     c.vb = detail::dot(c.gb, c.f - V2(T(1), T(0)));
     c.vc = detail::dot(c.gc, c.f - V2(T(0), T(1)));

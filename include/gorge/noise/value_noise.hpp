@@ -38,13 +38,14 @@ GORGE_FORCEINLINE value_cell<T> value_locate(vec2<T> q, std::uint32_t seed) {
     const vec2<T> i = detail::floor(q);
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
-    const cell_corner_hashes<T> h = cell_corners<Hash, T>(ix, iy, seed);
+    vec2<T> ha, hb, hc, hd;
+    cell_corners<Hash, T>(ix, iy, seed, ha, hb, hc, hd);
     value_cell<T> cell;
     cell.f = q - i;
-    cell.a = h.a.x;
-    cell.b = h.b.x;
-    cell.c = h.c.x;
-    cell.d = h.d.x;
+    cell.a = ha.x;
+    cell.b = hb.x;
+    cell.c = hc.x;
+    cell.d = hd.x;
     return cell;
 }
 /// a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d.
