@@ -231,9 +231,17 @@ const std::vector<std::string>& hash_names() {
     return names;
 }
 
+const std::string& hash_names_list() {
+    static const std::string list = [] {
+        std::string joined;
+        for (const std::string& n : hash_names()) joined += (joined.empty() ? "" : ", ") + n;
+        return joined;
+    }();
+    return list;
+}
+
 void add_hash_option(CLI::App& app, parameters& params, std::string& name) {
-    std::string allowed;
-    for (const std::string& n : hash_names()) allowed += (allowed.empty() ? "" : ", ") + n;
+    const std::string& allowed = hash_names_list();
     CLI::Option* opt =
         app.add_option("--hash", name,
                        "Hash policy of the noise and the filter (" + allowed +

@@ -101,8 +101,10 @@ private:
 /// (gorge::prime_mix_hash), "prime_xor" (gorge::prime_xor_hash); shadertoy_hash is left out (a
 /// float hash, not exact across back ends).
 constexpr const char* default_hash = "pcg3d";
-/// The accepted --hash names, in the order --help lists them.
+/// The accepted --hash names, in the order --help lists them, and the same joined by ", " (for
+/// messages).
 const std::vector<std::string>& hash_names();
+const std::string& hash_names_list();
 /// Registers --hash as a parameter of `params` (preset key "hash"); a name outside hash_names()
 /// is refused on the command line (naming --hash) and in a preset (naming the file and the key).
 void add_hash_option(CLI::App& app, parameters& params, std::string& name);
@@ -114,9 +116,7 @@ decltype(auto) with_hash(const std::string& name, F&& f) {
     if (name == "pcg3d") return f(gorge::pcg3d_hash{});
     if (name == "prime_mix") return f(gorge::prime_mix_hash{});
     if (name == "prime_xor") return f(gorge::prime_xor_hash{});
-    std::string allowed;
-    for (const std::string& n : hash_names()) allowed += (allowed.empty() ? "" : ", ") + n;
-    throw usage_error("--hash: '" + name + "' (allowed: " + allowed + ")");
+    throw usage_error("--hash: '" + name + "' (allowed: " + hash_names_list() + ")");
 }
 
 /// Output file formats chosen by extension.
