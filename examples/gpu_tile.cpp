@@ -66,6 +66,15 @@ constexpr hash_entry hash_table[] = {
     {hash_choice::prime_xor, "prime_xor", "gpu_tile_prime_xor.spv"},
 };
 
+/// Row k of hash_table is hash_choice k, so a choice finds its row by index.
+constexpr bool hash_table_in_enum_order() {
+    for (std::size_t k = 0; k < sizeof hash_table / sizeof hash_table[0]; ++k) {
+        if (std::size_t(hash_table[k].hash) != k) return false;
+    }
+    return true;
+}
+static_assert(hash_table_in_enum_order(), "hash_table rows must follow hash_choice's order");
+
 bool parse_hash(const std::string& name, hash_choice& out) {
     for (const hash_entry& e : hash_table) {
         if (name == e.name) {
@@ -92,10 +101,7 @@ std::string spirv_path(const char* argv0, hash_choice hash) {
     std::string dir(argv0);
     const std::size_t slash = dir.find_last_of('/');
     dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-    for (const hash_entry& e : hash_table) {
-        if (e.hash == hash) return dir + "/" + e.spirv_file;
-    }
-    return dir + "/" + hash_table[0].spirv_file;
+    return dir + "/" + hash_table[std::size_t(hash)].spirv_file;
 }
 
 /// The C++ float demo sample at p with the shader's hash policy.

@@ -74,7 +74,7 @@ struct playground_params {
 // gorge.wgsl's id of the hash the page picked (P.hash: its index in params.js's list).
 fn playground_hash() -> u32 {
     switch P.hash {
-${hashes.map((h, k) => `        case ${k}u: { return ${h.wgsl}; }`).join('\n')}
+${hashes.map((h, k) => `        case ${k}u: { return gorge_hash_${h.name}; }`).join('\n')}
         default: { return gorge_hash_pcg3d; }
     }
 }

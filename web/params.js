@@ -42,14 +42,14 @@ export const parameters = [
 ];
 
 // The hash policy of the input noise and of the filter alike: the preset key "hash" and the
-// `gorge generate --hash` names, in the order the page lists them. `cpp` is the C++ policy,
-// `glsl` the prefix of gorge.glsl's split-form functions (gorge_<glsl>_axis_x, ...), `wgsl` the
-// run-time id of gorge.wgsl (gorge_hash_<name>). pcg3d is the default everywhere. (shadertoy_hash
+// `gorge generate --hash` names, in the order the page lists them; `cpp` is the C++ policy. The
+// name is also the prefix of gorge.glsl's split-form functions (gorge_<name>_axis_x, ...) and of
+// gorge.wgsl's run-time id (gorge_hash_<name>). pcg3d is the default everywhere. (shadertoy_hash
 // is left out: a float hash that the GPUs do not reproduce exactly.)
 export const hashes = [
-  { name: 'pcg3d', label: 'pcg3d (default)', cpp: 'gorge::pcg3d_hash', glsl: 'pcg3d', wgsl: 'gorge_hash_pcg3d' },
-  { name: 'prime_mix', label: 'prime_mix (faster)', cpp: 'gorge::prime_mix_hash', glsl: 'prime_mix', wgsl: 'gorge_hash_prime_mix' },
-  { name: 'prime_xor', label: 'prime_xor (fastest)', cpp: 'gorge::prime_xor_hash', glsl: 'prime_xor', wgsl: 'gorge_hash_prime_xor' },
+  { name: 'pcg3d', label: 'pcg3d (default)', cpp: 'gorge::pcg3d_hash' },
+  { name: 'prime_mix', label: 'prime_mix (faster)', cpp: 'gorge::prime_mix_hash' },
+  { name: 'prime_xor', label: 'prime_xor (fastest)', cpp: 'gorge::prime_xor_hash' },
 ];
 export const defaultHash = 'pcg3d';
 
@@ -64,7 +64,7 @@ export function hashNamed(name) {
 // which gorge.glsl picks by itself.
 export function glslHashDefines(name) {
   if (name === defaultHash) return '';
-  const g = hashNamed(name).glsl;
+  const g = hashNamed(name).name;
   return `#define GORGE_HASH gorge_${g}_lattice2
 #define GORGE_HASH_AXIS_X gorge_${g}_axis_x
 #define GORGE_HASH_AXIS_Y gorge_${g}_axis_y
