@@ -120,6 +120,12 @@
 #include <utility>
 #include <vector>
 
+// SSE2 (every x86-64 compiler) and AVX, for window_above's four-lane compares.
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define GORGE_DETAIL_FILL_SSE2 1
+#include <immintrin.h>
+#endif
+
 #include "../grid/grid.hpp"
 #include "../grid/no_data.hpp"
 #include "d8.hpp"
@@ -237,15 +243,17 @@ inline double from_ordered_bits(std::uint64_t key) {
     return v;
 }
 
-/// Number of bits needed to write k (0 for 0).
+/// Index of the highest set bit of k (k != 0).
 template <class K>
-inline int bit_width(K k) {
-    static_assert(std::is_unsigned<K>::value && sizeof(K) <= 8, "bit_width of an unsigned integer");
+inline unsigned highest_bit(K k) {
+    static_assert(std::is_unsigned<K>::value && sizeof(K) <= 8, "highest_bit of an unsigned integer");
+    GORGE_ASSERT(k != 0, "gorge: highest_bit of 0");
 #if defined(__GNUC__) || defined(__clang__)
-    return k == 0 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(k));
+    constexpr unsigned top = 63;
+    return top - static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(k)));
 #else
-    int n = 0;
-    for (; k != 0; k >>= 1) ++n;
+    unsigned n = 0;
+    for (; k > 1; k >>= 1) ++n;
     return n;
 #endif
 }
@@ -330,38 +338,36 @@ private:
     };
     struct level_buckets {
         std::vector<entry> bucket[digit_values];
-        std::uint64_t occupied[mask_words] = {};  // bit d: bucket d is not empty
+        std::uint64_t occupied[mask_words] = {};  // bit d % 64 of word d / 64: bucket d is not empty
+        unsigned occupied_words = 0;              // bit w: occupied[w] is not 0
     };
+    static_assert(mask_words <= 32, "one bit per occupancy word");
 
-    /// Files e on level l, the highest digit in which its key differs from the last key; a key
-    /// equal to the last key goes to level 0, into the bucket of the last key's own digit 0,
-    /// where no other key can go (refill relies on that; push never sends such a key here).
-    /// Bit w set when occupancy word w of lb is not 0 (compared without a branch each: refills
-    /// come every pop or two on rough maps, and which word is first is hard to predict).
-    static unsigned occupied_words(const level_buckets& lb) {
-        static_assert(mask_words <= 8, "occupancy words fit in a byte");
-        unsigned words = 0;
-        for (std::size_t i = 0; i < mask_words; ++i) words |= static_cast<unsigned>(lb.occupied[i] != 0) << i;
-        return words;
-    }
-    /// The first non-empty bucket of lb, which must have one.
+    /// The first non-empty bucket of lb, which must have one (no branch: refills come every pop or
+    /// two on rough maps, and which word holds the first bucket is hard to predict).
     static std::size_t first_bucket(const level_buckets& lb) {
-        const std::size_t w = static_cast<std::size_t>(lowest_bit(occupied_words(lb)));
+        const std::size_t w = static_cast<std::size_t>(lowest_bit(lb.occupied_words));
         return w * 64 + static_cast<std::size_t>(lowest_bit(lb.occupied[w]));
     }
     /// Empties bucket d of lb in the occupancy masks (the level's too when it was the last).
     void mark_empty(level_buckets& lb, int level, std::size_t d) {
-        lb.occupied[d / 64] &= ~(std::uint64_t(1) << (d % 64));
-        if (occupied_words(lb) == 0) non_empty_levels_ &= ~(std::uint32_t(1) << level);
+        std::uint64_t& word = lb.occupied[d / 64];
+        word &= ~(std::uint64_t(1) << (d % 64));
+        lb.occupied_words &= ~(static_cast<unsigned>(word == 0) << (d / 64));
+        non_empty_levels_ &= ~(static_cast<std::uint32_t>(lb.occupied_words == 0) << level);
     }
+    /// Files e on level l, the highest digit in which its key differs from the last key; a key
+    /// equal to the last key goes to level 0, into the bucket of the last key's own digit 0,
+    /// where no other key can go (refill relies on that; push never sends such a key here).
     void push_to_level(const entry& e) {
-        // `| 1` gives bit width 1 (level 0) to the equal key without a branch, and changes the
-        // width of no other difference.
-        const int level = (bit_width(static_cast<K>((e.key ^ last_) | K(1))) - 1) / digit_bits;
-        const std::size_t d = static_cast<std::size_t>(e.key >> (level * digit_bits)) & (digit_values - 1);
-        level_buckets& lb = levels_[static_cast<std::size_t>(level)];
+        // `| 1` puts the equal key on level 0 without a branch, and moves no other difference.
+        constexpr unsigned digit = digit_bits;
+        const unsigned level = highest_bit(static_cast<K>((e.key ^ last_) | K(1))) / digit;
+        const std::size_t d = static_cast<std::size_t>(e.key >> (level * digit)) & (digit_values - 1);
+        level_buckets& lb = levels_[level];
         lb.bucket[d].push_back(e);
         lb.occupied[d / 64] |= std::uint64_t(1) << (d % 64);
+        lb.occupied_words |= 1u << (d / 64);
         non_empty_levels_ |= std::uint32_t(1) << level;
     }
     void refill() {
@@ -462,32 +468,76 @@ public:
         return static_cast<unsigned>(bits & 7u);
 #endif
     }
-
 private:
     static constexpr std::size_t word_bits = 64;
     std::vector<std::uint64_t, large_block_allocator<std::uint64_t>> words_;
 };
 
-/// The open neighbours (bit k for D8 neighbour k) of a cell from the closed bits of its 3 x 3
-/// window (bits 0-2: the row above, 3-5: its own row, 6-8: the row below; west to east in each).
-struct open_neighbour_table {
+/// A cell's 3 x 3 window as 9 bits (bits 0-2: the row above, 3-5: its own row, 6-8: the row
+/// below; west to east in each), and the D8 neighbour mask (bit k for neighbour k) of the window
+/// bits that are set (the centre bit is ignored): one look-up instead of eight tests.
+struct window_neighbour_table {
     static constexpr int window_side = 3;
     static constexpr unsigned window_cells = window_side * window_side;
+    static constexpr unsigned all_cells = (1u << window_cells) - 1u;
     unsigned char mask[1u << window_cells];
 };
-constexpr open_neighbour_table make_open_neighbour_table() {
-    open_neighbour_table t{};
-    for (unsigned w = 0; w < (1u << open_neighbour_table::window_cells); ++w) {
-        unsigned open = 0;
+constexpr window_neighbour_table make_window_neighbour_table() {
+    window_neighbour_table t{};
+    for (unsigned w = 0; w < (1u << window_neighbour_table::window_cells); ++w) {
+        unsigned set = 0;
         for (int k = 0; k < d8_neighbours; ++k) {
-            const int bit = (d8_dy[k] + 1) * open_neighbour_table::window_side + (d8_dx[k] + 1);
-            if (((w >> bit) & 1u) == 0) open |= 1u << k;
+            const int bit = (d8_dy[k] + 1) * window_neighbour_table::window_side + (d8_dx[k] + 1);
+            if ((w >> bit) & 1u) set |= 1u << k;
         }
-        t.mask[w] = static_cast<unsigned char>(open);
+        t.mask[w] = static_cast<unsigned char>(set);
     }
     return t;
 }
-inline constexpr open_neighbour_table open_neighbour_masks = make_open_neighbour_table();
+inline constexpr window_neighbour_table window_neighbours = make_window_neighbour_table();
+
+/// The window bits (window_neighbour_table's layout) of the cells around `at` whose value is above
+/// v; `at` is a cell of a padded map (a data cell, never the ring), pitch its row length. On rough
+/// terrain whether a neighbour is higher is a coin toss that a branch predictor mostly loses, so
+/// there is no branch: with SSE2 (float) or AVX (double) each window row is one four-lane compare,
+/// the bottom row loaded one cell to the left so that no load reaches past the padded map's end
+/// (the row above and the cell's own row read one cell past the window's east end, which the ring
+/// and the next row keep inside the map).
+template <class T>
+inline unsigned window_above(const T* at, std::ptrdiff_t pitch, T v) {
+    constexpr int side = window_neighbour_table::window_side;
+    unsigned bits = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            bits |= static_cast<unsigned>(at[dy * pitch + dx] > v) << ((dy + 1) * side + dx + 1);
+    return bits;
+}
+#if defined(GORGE_DETAIL_FILL_SSE2)
+template <>
+inline unsigned window_above<float>(const float* at, std::ptrdiff_t pitch, float v) {
+    constexpr int side = window_neighbour_table::window_side;
+    constexpr unsigned row = (1u << side) - 1u;
+    const __m128 level = _mm_set1_ps(v);
+    const unsigned above = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at - pitch - 1), level)));
+    const unsigned own = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at - 1), level)));
+    const unsigned below = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at + pitch - 2), level)));
+    return (above & row) | (own & row) << side | (below >> 1) << (2 * side);
+}
+#endif
+#if defined(GORGE_DETAIL_FILL_SSE2) && defined(__AVX__)
+template <>
+inline unsigned window_above<double>(const double* at, std::ptrdiff_t pitch, double v) {
+    constexpr int side = window_neighbour_table::window_side;
+    constexpr unsigned row = (1u << side) - 1u;
+    const __m256d level = _mm256_set1_pd(v);
+    const unsigned above =
+        static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at - pitch - 1), level, _CMP_GT_OQ)));
+    const unsigned own = static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at - 1), level, _CMP_GT_OQ)));
+    const unsigned below =
+        static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at + pitch - 2), level, _CMP_GT_OQ)));
+    return (above & row) | (own & row) << side | (below >> 1) << (2 * side);
+}
+#endif
 
 /// Working copy of a heightmap with a one-cell border ring: element (x, y) of the map is at
 /// (y + 1) * pitch + (x + 1). The ring and the no-data cells start "closed" (already visited), so
@@ -563,26 +613,24 @@ struct padded_heights {
     }
     /// Index offset of D8 neighbour k (gorge/drainage/d8.hpp).
     std::ptrdiff_t offset(int k) const { return d8_offset(k, pitch); }
-    /// The D8 neighbours of map cell c that are not closed: bit k set for neighbour k. Three reads
-    /// of the bit set (one per row) and one table look-up instead of eight tests, and the loops
-    /// that follow visit only the open neighbours, still in the order k = 0..7.
-    unsigned open_neighbours(std::size_t c) const {
+    /// The window bits (window_neighbour_table) of the cells around map cell c that are not
+    /// closed: three reads of the bit set, one per row.
+    unsigned open_window(std::size_t c) const {
         const std::size_t p = static_cast<std::size_t>(pitch);
-        constexpr int row_shift = open_neighbour_table::window_side;
-        const unsigned window = closed.three(c - p - 1) | (closed.three(c - 1) << row_shift) |
-                                (closed.three(c + p - 1) << (2 * row_shift));
-        return open_neighbour_masks.mask[window];
+        constexpr int row_shift = window_neighbour_table::window_side;
+        const unsigned closed_bits = closed.three(c - p - 1) | (closed.three(c - 1) << row_shift) |
+                                     (closed.three(c + p - 1) << (2 * row_shift));
+        return ~closed_bits & window_neighbour_table::all_cells;
     }
-    static constexpr unsigned all_neighbours = (1u << d8_neighbours) - 1u;
-    /// The D8 neighbours of map cell c whose height is above v: bit k set for neighbour k. All
-    /// eight are compared (ring and no-data cells too; callers mask with open_neighbours), without
-    /// a branch per neighbour: on rough terrain whether a neighbour is higher is a coin toss that
-    /// a branch predictor mostly loses.
-    unsigned higher_neighbours(std::size_t c, const std::ptrdiff_t (&off)[d8_neighbours], T v) const {
-        const T* const at = z.data() + c;
-        unsigned higher = 0;
-        for (int k = 0; k < d8_neighbours; ++k) higher |= static_cast<unsigned>(at[off[k]] > v) << k;
-        return higher;
+    /// The D8 neighbours of map cell c that are not closed: bit k set for neighbour k. The loops
+    /// that follow visit only these, still in the order k = 0..7.
+    unsigned open_neighbours(std::size_t c) const { return window_neighbours.mask[open_window(c)]; }
+    /// The open neighbours of map cell c (as open_neighbours) and, in `above`, those of them whose
+    /// height is above v.
+    unsigned open_neighbours(std::size_t c, T v, unsigned& above) const {
+        const unsigned open = open_window(c);
+        above = window_neighbours.mask[open & window_above(z.data() + c, pitch, v)];
+        return window_neighbours.mask[open];
     }
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
     /// to a no-data cell.
@@ -660,8 +708,7 @@ private:
 /// with z[m] > step(z[t]) keeps its height too, is closed (close(m); false: cancelled) and
 /// traced in turn; t waits in the priority queue only if some open neighbour is not that high
 /// (t may have to raise it). step is the identity for the plain fill, succ for the epsilon fill.
-/// Which neighbours are higher comes from one mask (padded_heights::higher_neighbours), not from
-/// a branch per neighbour.
+/// Which neighbours are higher comes from one mask (window_above), not from a branch per neighbour.
 template <class I, class T, class Key, class Step, class Close>
 bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours], std::vector<I>& trace,
                   radix_heap<Key, I>& open, Step&& step, Close&& close) {
@@ -670,8 +717,8 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
         const std::size_t t = trace.back();
         trace.pop_back();
         const T zt = z[t];
-        const unsigned open_n = work.open_neighbours(t);
-        const unsigned up = open_n & work.higher_neighbours(t, off, step(zt));
+        unsigned up;
+        const unsigned open_n = work.open_neighbours(t, step(zt), up);
         for (unsigned u = up; u != 0; u &= u - 1) {
             const std::size_t m = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(u)]);
             if (!close(m)) return false;
