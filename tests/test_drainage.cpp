@@ -838,6 +838,52 @@ TEST_CASE("open neighbours from three bit-set reads agree with eight single test
     CHECK(mismatches == 0u);
 }
 
+TEST_CASE("open and higher neighbours from window compares agree with eight single tests", "[drainage][fill]") {
+    // Every cell of small maps (1 x 1 up to 7 x 5, so that the compares' loads meet the working
+    // copy's first and last element), random heights from a few values (ties with the level are
+    // common), random closed flags, the ring and a no-data cell holding +-infinity and NaN, levels
+    // from the same values: the open neighbours above the level must be exactly those a scalar
+    // test of each neighbour finds. float takes the SSE2 path on x86, double the AVX one when
+    // compiled for AVX, the scalar loop otherwise.
+    auto check = [](auto zero) {
+        using T = decltype(zero);
+        const T values[] = {T(-1), T(0), T(0.5), T(1), T(2)};
+        std::mt19937 rng(11);
+        std::size_t checked = 0, mismatches = 0;
+        for (std::ptrdiff_t w = 1; w <= 7; ++w)
+            for (std::ptrdiff_t h = 1; h <= 5; ++h) {
+                const gorge::grid<T> map(w, h, T(0));
+                gorge::detail::padded_heights<T> work(map.view(), std::nullopt, "test");
+                const T specials[] = {std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                                      std::numeric_limits<T>::quiet_NaN()};
+                for (std::size_t i = 0; i < work.z.size(); ++i) {
+                    work.z[i] = rng() % 8 == 0 ? specials[rng() % 3] : values[rng() % 5];
+                    if (rng() % 3 == 0) work.closed.set(i);
+                }
+                for (std::ptrdiff_t y = 0; y < h; ++y)
+                    for (std::ptrdiff_t x = 0; x < w; ++x)
+                        for (const T level : values) {
+                            const std::size_t c = work.index(x, y);
+                            unsigned open_expected = 0, above_expected = 0;
+                            for (int k = 0; k < gorge::d8_neighbours; ++k) {
+                                const std::size_t n = std::size_t(std::ptrdiff_t(c) + work.offset(k));
+                                if (work.closed.test(n)) continue;
+                                open_expected |= 1u << k;
+                                if (work.z[n] > level) above_expected |= 1u << k;
+                            }
+                            unsigned above = 0;
+                            const unsigned open = work.open_neighbours(c, level, above);
+                            mismatches += open != open_expected || above != above_expected ? 1u : 0u;
+                            ++checked;
+                        }
+            }
+        CHECK(checked == 5u * 28u * 15u);
+        CHECK(mismatches == 0u);
+    };
+    check(0.0f);
+    check(0.0);
+}
+
 namespace {
 
 /// Priority-Flood+ (plain) written out directly, for maps without no-data: a binary heap ordered
