@@ -792,8 +792,8 @@ private:
 
     /// Follows the traced cells uphill until the stack is empty.
     bool trace() {
-        return trace_uphill(work_, off_, trace_, open_, [](T zt) { return zt; },
-                            [this](std::size_t m) { return close(m); });
+        return trace_.empty() || trace_uphill(work_, off_, trace_, open_, [](T zt) { return zt; },
+                                              [this](std::size_t m) { return close(m); });
     }
 
     std::size_t neighbour(std::size_t c, int k) const {
@@ -991,7 +991,9 @@ private:
     /// its height too; t waits in the priority queue only if some unsettled neighbour is not that
     /// high (t may have to raise it).
     bool trace() {
-        return trace_uphill(work_, off_, trace_, open_, step_, [this](std::size_t m) { return close(m); });
+        // Most expansions trace nothing: the test here spares them the call (not inlined here).
+        return trace_.empty() ||
+               trace_uphill(work_, off_, trace_, open_, step_, [this](std::size_t m) { return close(m); });
     }
 
     std::size_t neighbour(std::size_t c, int k) const {
