@@ -557,6 +557,11 @@ const checks = {
     const out = arg('screenshot', path.join(work, 'playground.png'));
     const size = 512;
     const page = await openPage(backend, size);
+    // The control panel scrolls inside the viewport: make the viewport tall enough to show all of it.
+    const panel = await page.evaluate(() => document.getElementById('controls').scrollHeight);
+    const margin = 24;  // the page's padding around the panel (playground.css: calc(100vh - 24px))
+    const viewport = page.viewport();
+    await page.setViewport({ width: viewport.width, height: Math.max(viewport.height, panel + margin) });
     await page.evaluate(() => window.playground.idle());
     await page.screenshot({ path: out });
     const stats = await imageStats(page, await canvasShot(page));
