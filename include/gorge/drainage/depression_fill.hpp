@@ -468,6 +468,7 @@ public:
         return static_cast<unsigned>(bits & 7u);
 #endif
     }
+
 private:
     static constexpr std::size_t word_bits = 64;
     std::vector<std::uint64_t, large_block_allocator<std::uint64_t>> words_;
@@ -513,29 +514,30 @@ inline unsigned window_above(const T* at, std::ptrdiff_t pitch, T v) {
     return bits;
 }
 #if defined(GORGE_DETAIL_FILL_SSE2)
-template <>
-inline unsigned window_above<float>(const float* at, std::ptrdiff_t pitch, float v) {
+/// The window bits from the four-lane compare masks of its rows: the row above and the cell's own
+/// row loaded from their west cell (lanes 0-2), the row below from one cell further west (lanes 1-3).
+inline unsigned window_from_lane_masks(unsigned above, unsigned own, unsigned below) {
     constexpr int side = window_neighbour_table::window_side;
     constexpr unsigned row = (1u << side) - 1u;
-    const __m128 level = _mm_set1_ps(v);
-    const unsigned above = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at - pitch - 1), level)));
-    const unsigned own = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at - 1), level)));
-    const unsigned below = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(at + pitch - 2), level)));
     return (above & row) | (own & row) << side | (below >> 1) << (2 * side);
+}
+template <>
+inline unsigned window_above<float>(const float* at, std::ptrdiff_t pitch, float v) {
+    const __m128 level = _mm_set1_ps(v);
+    auto above = [&](const float* from) {
+        return static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(from), level)));
+    };
+    return window_from_lane_masks(above(at - pitch - 1), above(at - 1), above(at + pitch - 2));
 }
 #endif
 #if defined(GORGE_DETAIL_FILL_SSE2) && defined(__AVX__)
 template <>
 inline unsigned window_above<double>(const double* at, std::ptrdiff_t pitch, double v) {
-    constexpr int side = window_neighbour_table::window_side;
-    constexpr unsigned row = (1u << side) - 1u;
     const __m256d level = _mm256_set1_pd(v);
-    const unsigned above =
-        static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at - pitch - 1), level, _CMP_GT_OQ)));
-    const unsigned own = static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at - 1), level, _CMP_GT_OQ)));
-    const unsigned below =
-        static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(at + pitch - 2), level, _CMP_GT_OQ)));
-    return (above & row) | (own & row) << side | (below >> 1) << (2 * side);
+    auto above = [&](const double* from) {
+        return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(from), level, _CMP_GT_OQ)));
+    };
+    return window_from_lane_masks(above(at - pitch - 1), above(at - 1), above(at + pitch - 2));
 }
 #endif
 
