@@ -42,14 +42,15 @@ export const parameters = [
 ];
 
 // The hash policy of the input noise and of the filter alike: the preset key "hash" and the
-// `gorge generate --hash` names, in the order the page lists them; `cpp` is the C++ policy. The
-// name is also the prefix of gorge.glsl's split-form functions (gorge_<name>_axis_x, ...) and of
-// gorge.wgsl's run-time id (gorge_hash_<name>). pcg3d is the default everywhere. (shadertoy_hash
-// is left out: a float hash that the GPUs do not reproduce exactly.)
+// `gorge generate --hash` names, in the order the page lists them. The name also gives the C++
+// policy (gorge::<name>_hash), the prefix of gorge.glsl's split-form functions
+// (gorge_<name>_axis_x, ...) and gorge.wgsl's run-time id (gorge_hash_<name>). pcg3d is the
+// default everywhere. (shadertoy_hash is left out: a float hash that the GPUs do not reproduce
+// exactly.)
 export const hashes = [
-  { name: 'pcg3d', label: 'pcg3d (default)', cpp: 'gorge::pcg3d_hash' },
-  { name: 'prime_mix', label: 'prime_mix (faster)', cpp: 'gorge::prime_mix_hash' },
-  { name: 'prime_xor', label: 'prime_xor (fastest)', cpp: 'gorge::prime_xor_hash' },
+  { name: 'pcg3d', label: 'pcg3d (default)' },
+  { name: 'prime_mix', label: 'prime_mix (faster)' },
+  { name: 'prime_xor', label: 'prime_xor (fastest)' },
 ];
 export const defaultHash = 'pcg3d';
 
@@ -214,9 +215,10 @@ const glslVec = (a) => a.map(glslFloat).join(', ');
 export function cppSnippet(values, view) {
   const v = values;
   const hash = hashNamed(v.hash);
-  const policy = hash.name === defaultHash ? '' : `<${hash.cpp}>`;
+  const cppPolicy = `gorge::${hash.name}_hash`;
+  const policy = hash.name === defaultHash ? '' : `<${cppPolicy}>`;
   const hashLine = hash.name === defaultHash ? '' : `
-// Hash: ${hash.name} (${hash.cpp}), for the input noise and the filter alike.`;
+// Hash: ${hash.name} (${cppPolicy}), for the input noise and the filter alike.`;
   return `// The gorge playground's view as C++ (gorge's float path; the page and the GPU agree to 1e-4).${hashLine}
 // Build: c++ -std=c++17 -O2 -I<gorge>/include view.cpp   (needs glm)
 // Run:   ./a.out [i j]...   prints the eroded height at samples (i, j) of the view
