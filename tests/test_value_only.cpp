@@ -21,6 +21,7 @@
 #include <gorge/noise/field.hpp>
 #include <gorge/noise/fractal.hpp>
 #include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/perlin_noise.hpp>
 #include <gorge/noise/simplex.hpp>
 #include <gorge/noise/value_noise.hpp>
 #include <gorge/simd/simd.hpp>
@@ -110,6 +111,9 @@ void check_bases() {
     CHECK(mismatches<S>(GORGE_VALUE_PAIR(gorge::simplex_noise_value(p, seed), gorge::simplex_noise(p, seed))) == 0);
     CHECK(mismatches<S>(GORGE_VALUE_PAIR(gorge::gradient_noise_value<gorge::shadertoy_hash>(p, seed),
                                          gorge::gradient_noise<gorge::shadertoy_hash>(p, seed))) == 0);
+    CHECK(mismatches<S>(GORGE_VALUE_PAIR(gorge::perlin_noise_value(p, seed), gorge::perlin_noise(p, seed))) == 0);
+    CHECK(mismatches<S>(GORGE_VALUE_PAIR(gorge::perlin_noise_value<gorge::pcg3d_hash>(p, seed),
+                                         gorge::perlin_noise<gorge::pcg3d_hash>(p, seed))) == 0);
     gorge::fbm_params<S> fbm;
     fbm.octaves = 6;
     fbm.gain = S(0.5);
@@ -179,6 +183,9 @@ TEST_CASE("value-only fractals equal the full path's value bit for bit, every ba
     check_fractals<float, gorge::simplex_basis<>>();
     check_fractals<double, gorge::gradient_basis<>>();
     check_fractals<double, gorge::simplex_basis<>>();
+    check_fractals<float, gorge::perlin_basis<>>();
+    check_fractals<double, gorge::perlin_basis<>>();
+    check_fractals<float, gorge::perlin_basis<gorge::prime_mix_hash>>();
     check_fractals<float, gorge::gradient_basis<gorge::shadertoy_hash>>();
 }
 

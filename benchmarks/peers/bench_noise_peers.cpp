@@ -4,6 +4,9 @@
 //   gorge_fbm_gradient/simd     the same field with its gradient (height, d/dx, d/dy)
 //   gorge_fbm_value_simplex     the fractal over simplex noise, heights only
 //   gorge_fbm_*_prime_mix       the same with the fast exact hash (gorge::prime_mix_hash)
+//   gorge_fbm_*_prime_xor       the same with the cheapest exact hash (gorge::prime_xor_hash)
+//   gorge_fbm_*_perlin          the fractal over perlin noise (table gradients, prime_xor_hash):
+//                               the same kind of noise as FastNoise2's Perlin
 //   fastnoise2_perlin_fbm/F     FastNoise2 FractalFBm over Perlin, heights only, feature set F
 //   fastnoise2_simplex_fbm/F    the same over Simplex
 // F: 0 = the best the CPU offers (FastSIMD's default), 1 = at most AVX2, 2 = at most AVX-512.
@@ -17,6 +20,7 @@
 #include <FastNoise/FastNoise.h>
 
 #include <gorge/noise/field.hpp>
+#include <gorge/noise/perlin_noise.hpp>
 #include <gorge/noise/simplex.hpp>
 #include <gorge/simd/tile.hpp>
 
@@ -72,6 +76,12 @@ void gorge_fbm_value_prime_xor(benchmark::State& state) {
 void gorge_fbm_gradient_prime_xor(benchmark::State& state) {
     run_gorge(state, gorge::fractal_sum_field<float, gorge::gradient_basis<gorge::prime_xor_hash>>(fbm(), 1337u), true);
 }
+void gorge_fbm_value_perlin(benchmark::State& state) {
+    run_gorge(state, gorge::fractal_sum_field<float, gorge::perlin_basis<>>(fbm(), 1337u), false);
+}
+void gorge_fbm_gradient_perlin(benchmark::State& state) {
+    run_gorge(state, gorge::fractal_sum_field<float, gorge::perlin_basis<>>(fbm(), 1337u), true);
+}
 void gorge_fbm_value_simplex(benchmark::State& state) {
     run_gorge(state, gorge::fractal_sum_field<float, gorge::simplex_basis<>>(fbm(), 1337u), false);
 }
@@ -111,6 +121,8 @@ BENCHMARK(gorge_fbm_value_prime_mix)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_gradient_prime_mix)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_value_prime_xor)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_gradient_prime_xor)->Unit(benchmark::kMillisecond);
+BENCHMARK(gorge_fbm_value_perlin)->Unit(benchmark::kMillisecond);
+BENCHMARK(gorge_fbm_gradient_perlin)->Unit(benchmark::kMillisecond);
 BENCHMARK(gorge_fbm_value_simplex)->Unit(benchmark::kMillisecond);
 /// The FastNoise2 runs per feature set: AVX-512 only where the CPU has it (FastNoise2 would run
 /// its AVX-512 code anyway and stop on an illegal instruction).

@@ -12,6 +12,7 @@
 #include "noise/gradient_noise.hpp"
 #include "noise/value_noise.hpp"
 #include "noise/simplex.hpp"
+#include "noise/perlin_noise.hpp"
 #include "noise/fractal.hpp"
 #include "noise/field.hpp"
 #include "noise/island.hpp"

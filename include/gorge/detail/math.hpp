@@ -42,7 +42,9 @@ constexpr double int32_saturation_bound = 2147483520.0;
 ///   load(src) / store(v, dst): all lanes from / to `lanes` consecutive scalars (any alignment),
 ///   load_partial(src, count) / store_partial(v, dst, count): the first count (1..lanes) lanes,
 ///   the lanes past count loaded as copies of src[count - 1];
-///   gather(base, index): lane l loads base[index lane l] (every index must address an element).
+///   gather(base, index): lane l loads base[index lane l] (every index must address an element);
+///   lookup8(table, index): lane l is table[index lane l] for an 8-entry table, index lanes 0..7
+///   (a register permute where the architecture has one, gather otherwise).
 template <class T, class Enable = void>
 struct value_ops;
 
@@ -91,6 +93,7 @@ struct value_ops<T, std::enable_if_t<std::is_floating_point<T>::value>> {
     static T load_partial(const T* src, std::size_t /*count, always 1*/) { return *src; }
     static void store_partial(T v, T* dst, std::size_t /*count, always 1*/) { *dst = v; }
     static T gather(const T* base, int_type index) { return base[index]; }
+    static T lookup8(const T* table, uint_type index) { return table[index]; }
 };
 
 template <class T> using scalar_t = typename value_ops<T>::scalar_type;

@@ -130,7 +130,20 @@ struct gradient_cell {
     vec2<T> ga, gb, gc, gd;  ///< corner gradients at (0, 0), (1, 0), (0, 1), (1, 1)
     T va, vb, vc, vd;        ///< ramps
 };
-template <class Hash, class T>
+
+/// Where a gradient noise takes its corner gradients from (Corners::corners<T>(ix, iy, seed, a, b,
+/// c, d) for the cell with lower corner (ix, iy)): gradient noise uses the hash's 2-vectors
+/// themselves; perlin noise (gorge/noise/perlin_noise.hpp) picks table directions by hash bits.
+template <class Hash>
+struct hashed_gradients {
+    template <class T>
+    static GORGE_FORCEINLINE void corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
+                                          vec2<T>& c, vec2<T>& d) {
+        cell_corners<Hash, T>(ix, iy, seed, a, b, c, d);
+    }
+};
+
+template <class Corners, class T>
 GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed) {
     using ops = value_ops<T>;
     using V2 = vec2<T>;
@@ -141,7 +154,7 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     c.u = quintic_u(c.f);
     const U ix = ops::to_uint(ops::to_int(i.x));
     const U iy = ops::to_uint(ops::to_int(i.y));
-    cell_corners<Hash, T>(ix, iy, seed, c.ga, c.gb, c.gc, c.gd);
+    Corners::template corners<T>(ix, iy, seed, c.ga, c.gb, c.gc, c.gd);
     c.va = detail::dot(c.ga, c.f);
     c.vb = detail::dot(c.gb, c.f - V2(T(1), T(0)));
     c.vc = detail::dot(c.gc, c.f - V2(T(0), T(1)));
@@ -154,6 +167,24 @@ GORGE_FORCEINLINE T gradient_cell_value(const gradient_cell<T>& c) {
     const T k = c.va - c.vb - c.vc + c.vd;
     return c.va + c.u.x * (c.vb - c.va) + c.u.y * (c.vc - c.va) + c.u.x * c.u.y * k;
 }
+
+/// The three forms of a gradient noise whose corner gradients come from Corners: value and
+/// gradient; value alone (the same operations without the gradient's, so equal bit for bit);
+/// value, gradient and Hessian.
+template <class Corners, class T>
+GORGE_FORCEINLINE glm::vec<3, T> gradient_noise_of(vec2<T> q, std::uint32_t seed) {
+    using V2 = vec2<T>;
+    const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
+    const V2 du = quintic(c.f).du;
+    const T k = c.va - c.vb - c.vc + c.vd;
+    const V2 grad = c.ga + c.u.x * (c.gb - c.ga) + c.u.y * (c.gc - c.ga) + c.u.x * c.u.y * (c.ga - c.gb - c.gc + c.gd) +
+                    du * V2(c.u.y * k + c.vb - c.va, c.u.x * k + c.vc - c.va);
+    return {gradient_cell_value(c), grad.x, grad.y};
+}
+template <class Corners, class T>
+GORGE_FORCEINLINE T gradient_noise_value_of(vec2<T> q, std::uint32_t seed) {
+    return gradient_cell_value(gradient_locate<Corners>(q, seed));
+}
 }  // namespace detail
 
 /// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy). Lattice
@@ -161,13 +192,7 @@ GORGE_FORCEINLINE T gradient_cell_value(const gradient_cell<T>& c) {
 /// well inside [-1, 1] (about ±0.5 in practice).
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE glm::vec<3, T> gradient_noise(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using V2 = detail::vec2<T>;
-    const detail::gradient_cell<T> c = detail::gradient_locate<Hash>(q, seed);
-    const V2 du = detail::quintic(c.f).du;
-    const T k = c.va - c.vb - c.vc + c.vd;
-    const V2 grad = c.ga + c.u.x * (c.gb - c.ga) + c.u.y * (c.gc - c.ga) + c.u.x * c.u.y * (c.ga - c.gb - c.gc + c.gd) +
-                    du * V2(c.u.y * k + c.vb - c.va, c.u.x * k + c.vc - c.va);
-    return {detail::gradient_cell_value(c), grad.x, grad.y};
+    return detail::gradient_noise_of<detail::hashed_gradients<Hash>>(q, seed);
 }
 
 /// gradient_noise()'s value alone, for callers that need heights only: the same operations on
@@ -175,7 +200,7 @@ GORGE_FORCEINLINE glm::vec<3, T> gradient_noise(glm::vec<2, T> q, std::uint32_t 
 /// (tests/test_value_only.cpp checks it in float, double and SIMD batches).
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE T gradient_noise_value(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    return detail::gradient_cell_value(detail::gradient_locate<Hash>(q, seed));
+    return detail::gradient_noise_value_of<detail::hashed_gradients<Hash>>(q, seed);
 }
 
 /// Parameters of a fractal (fBm) sum. Defaults are the published erosion demo's height function.
@@ -271,26 +296,34 @@ struct noise_d2 {
 };
 
 
-/// gradient_noise() with its Hessian. Value and gradient are computed by the same operations as
-/// gradient_noise()'s (equal bit for bit); the Hessian is exact and continuous (the noise is C2).
-template <class Hash = pcg3d_hash, class T>
-GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using V2 = detail::vec2<T>;
-    const detail::gradient_cell<T> c = detail::gradient_locate<Hash>(q, seed);
-    const detail::quintic_fade<T> w = detail::quintic(c.f);
+namespace detail {
+/// gradient_noise_of() with its Hessian (see gradient_noise_d2).
+template <class Corners, class T>
+GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2_of(vec2<T> q, std::uint32_t seed) {
+    using V2 = vec2<T>;
+    const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
+    const quintic_fade<T> w = quintic(c.f);
     // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients gA, gB, gk). Value
     // and gradient are written exactly as in gradient_noise(), so the two forms agree bit for bit.
     const T a = c.vb - c.va, b = c.vc - c.va, k = c.va - c.vb - c.vc + c.vd;
     const V2 ga_ = c.gb - c.ga, gb_ = c.gc - c.ga, gk = c.ga - c.gb - c.gc + c.gd;
 
     noise_d2<T> n;
-    n.value = detail::gradient_cell_value(c);
+    n.value = gradient_cell_value(c);
     n.gradient = c.ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk +
                  w.du * V2(w.u.y * k + c.vb - c.va, w.u.x * k + c.vc - c.va);
     n.dxx = T(2) * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
     n.dyy = T(2) * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
+}
+}  // namespace detail
+
+/// gradient_noise() with its Hessian. Value and gradient are computed by the same operations as
+/// gradient_noise()'s (equal bit for bit); the Hessian is exact and continuous (the noise is C2).
+template <class Hash = pcg3d_hash, class T>
+GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
+    return detail::gradient_noise_d2_of<detail::hashed_gradients<Hash>>(q, seed);
 }
 
 namespace detail {

@@ -40,7 +40,9 @@
 // with lattice2(cx, cy, seed) == combine(axis_x(cx, seed), axis_y(cy, seed), seed) bit for bit;
 // their lattice2 is written that way (detail::split_lattice). Kernels reach a policy through
 // detail::hash_split, which falls back to lattice2 (identity axes) for a policy without these
-// members.
+// members. The three exact policies also give the 32-bit word their components come from,
+//   combine_bits<U>(U ax, U ay, seed) -> U                        (once per lattice point)
+// which perlin noise (gorge/noise/perlin_noise.hpp) turns into a table index instead of floats.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -135,6 +137,13 @@ struct pcg3d_hash : detail::split_lattice<pcg3d_hash> {
         detail::pcg3d_mix(x, y, z);
         return {detail::unit_from_bits<T>(x), detail::unit_from_bits<T>(y)};
     }
+    /// pcg3d's first output lane (the bits of the x component).
+    template <class U>
+    static GORGE_FORCEINLINE U combine_bits(U ax, U ay, std::uint32_t seed) {
+        U x = ax, y = ay, z = U(detail::pcg_lcg(seed));
+        detail::pcg3d_mix(x, y, z);
+        return x;
+    }
 };
 
 namespace detail {
@@ -221,8 +230,12 @@ GORGE_FORCEINLINE vec2<T> prime_xor_components(uint_t<T> h) {
 /// that folds the well-mixed high half of the product into its low half.
 constexpr int prime_xor_shift = 16;
 template <class U>
+GORGE_FORCEINLINE U prime_xor_product(U h) {
+    return h * U(prime_mix_round1);
+}
+template <class U>
 GORGE_FORCEINLINE U prime_xor_mix(U h) {
-    h *= U(prime_mix_round1);
+    h = prime_xor_product(h);
     return h ^ (h >> prime_xor_shift);
 }
 }  // namespace detail
@@ -242,7 +255,12 @@ struct prime_mix_hash : detail::split_lattice<prime_mix_hash> {
     }
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
-        return detail::prime_mix_components<T>(detail::prime_mix_bits(ax, ay, seed));
+        return detail::prime_mix_components<T>(combine_bits(ax, ay, seed));
+    }
+    /// The 32-bit result both components come from.
+    template <class U>
+    static GORGE_FORCEINLINE U combine_bits(U ax, U ay, std::uint32_t seed) {
+        return detail::prime_mix_bits(ax, ay, seed);
     }
 };
 
@@ -273,8 +291,13 @@ struct prime_xor_hash : detail::split_lattice<prime_xor_hash> {
         return prime_mix_hash::axis_y(cy, seed);
     }
     template <class T>
-    static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t /*seed*/) {
-        return detail::prime_xor_components<T>(detail::prime_xor_mix(ax ^ ay));
+    static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
+        return detail::prime_xor_components<T>(combine_bits(ax, ay, seed));
+    }
+    /// The 32-bit result both components come from.
+    template <class U>
+    static GORGE_FORCEINLINE U combine_bits(U ax, U ay, std::uint32_t /*seed*/) {
+        return detail::prime_xor_mix(ax ^ ay);
     }
 };
 
@@ -345,6 +368,15 @@ template <class Hash>
 struct hash_split<Hash, std::void_t<decltype(Hash::template axis_x<std::uint32_t>(0u, 0u)),
                                     decltype(Hash::template axis_y<std::uint32_t>(0u, 0u)),
                                     decltype(Hash::template combine<float>(0u, 0u, 0u))>> : Hash {};
+
+/// True when Hash gives the 32-bit word of a lattice point (combine_bits, with axis_x and axis_y).
+template <class Hash, class = void>
+struct has_combine_bits : std::false_type {};
+template <class Hash>
+struct has_combine_bits<Hash, std::void_t<decltype(Hash::template axis_x<std::uint32_t>(0u, 0u)),
+                                          decltype(Hash::template axis_y<std::uint32_t>(0u, 0u)),
+                                          decltype(Hash::template combine_bits<std::uint32_t>(0u, 0u, 0u))>>
+    : std::true_type {};
 
 /// The hashes of a lattice cell's four corners (0, 0), (1, 0), (0, 1) and (1, 1) into a, b, c and d,
 /// from its lower corner (ix, iy). The hash's column and row work is done once each, shared by the

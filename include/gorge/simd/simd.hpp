@@ -214,6 +214,24 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
     static T from_float32(const float_type& x) { return x; }
     /// Lane l loads base[index lane l].
     static T gather(const float* base, const int_type& index) { return T::gather(base, index); }
+    /// Lane l is table[index lane l] (8 entries, index lanes 0..7): one permute of the table held in
+    /// a register on AVX2 and AVX-512 (VPERMPS), a gather elsewhere.
+    static T lookup8(const float* table, const uint_type& index) {
+#if defined(__AVX512F__)
+        if constexpr (std::is_base_of<xsimd::avx512f, A>::value) {
+            constexpr __mmask16 first_eight = 0x00FF;  // the table's 8 entries, the other lanes zero
+            return T(_mm512_permutexvar_ps(index, _mm512_maskz_loadu_ps(first_eight, table)));
+        } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (std::is_base_of<xsimd::avx2, A>::value && T::size == 8) {
+            return T(_mm256_permutevar8x32_ps(_mm256_loadu_ps(table), index));
+        } else
+#endif
+        {
+            return gather(table, value_ops::to_int_bits(index));
+        }
+    }
 };
 
 /// value_ops for double batches. Integer and float32 lanes are the low half of full-width 32-bit
@@ -235,6 +253,8 @@ struct value_ops<xsimd::batch<double, A>, void> : batch_ops_base<xsimd::batch<do
     static T gather(const double* base, const int_type& index) {
         return T::gather(base, convert_lanes<xsimd::batch<std::int64_t, A>, T::size>(index));
     }
+    /// Lane l is table[index lane l] (8 entries, index lanes 0..7), through gather.
+    static T lookup8(const double* table, const uint_type& index) { return gather(table, value_ops::to_int_bits(index)); }
 };
 
 }  // namespace detail
