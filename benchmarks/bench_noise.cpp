@@ -1,5 +1,6 @@
 // Per-point cost of the noise toolkit on a 512 x 512 tile (items_per_second is points per
-// second), one thread: the three base noises, the fractals (6 octaves), a warp, and the whole
+// second), one thread: the base noises (perlin_noise with its default prime_xor hash), the fractals
+// (6 octaves; fractal_sum6_perlin over perlin_basis), a warp, and the whole
 // island recipe. The *_simd variants evaluate gorge::simd_float batches (gorge/simd/simd.hpp) of
 // consecutive points along a row, the same kernels instantiated for the batch type.
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <gorge/noise/fractal.hpp>
 #include <gorge/noise/island.hpp>
 #include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/perlin_noise.hpp>
 #include <gorge/simd/simd.hpp>
 #include <gorge/noise/simplex.hpp>
 #include <gorge/noise/value_noise.hpp>
@@ -72,7 +74,13 @@ const gorge::fbm_params<float> octaves6{1.0f, 6, 2.0f, 0.5f};
 struct gradient_f { template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::gradient_noise(p, 1u); } };
 struct value_f { template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::value_noise(p, 1u); } };
 struct simplex_f { template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::simplex_noise(p, 1u); } };
+struct perlin_f { template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::perlin_noise(p, 1u); } };
 struct fbm_f { template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::fractal_sum(p, octaves6, 1u); } };
+struct perlin_fbm_f {
+    template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const {
+        return gorge::fractal_sum<gorge::perlin_basis<>>(p, octaves6, 1u);
+    }
+};
 struct ridged_f {
     template <class T> glm::vec<3, T> operator()(glm::vec<2, T> p) const { return gorge::ridged(p, gorge::ridged_params<float>{}, 1u); }
 };
@@ -83,6 +91,7 @@ struct damped_f {
 void gradient_noise_scalar(benchmark::State& s) { run_scalar(s, gradient_f{}); }
 void value_noise_scalar(benchmark::State& s) { run_scalar(s, value_f{}); }
 void simplex_noise_scalar(benchmark::State& s) { run_scalar(s, simplex_f{}); }
+void perlin_noise_scalar(benchmark::State& s) { run_scalar(s, perlin_f{}); }
 void fractal_sum6_scalar(benchmark::State& s) { run_scalar(s, fbm_f{}); }
 void ridged6_scalar(benchmark::State& s) { run_scalar(s, ridged_f{}); }
 void damped_fbm6_scalar(benchmark::State& s) { run_scalar(s, damped_f{}); }
@@ -94,7 +103,9 @@ void island_recipe_scalar(benchmark::State& s) {
     run_scalar(s, gorge::island_height_field(gorge::island_params<float>{}, 1u));
 }
 void simplex_noise_simd(benchmark::State& s) { run_simd(s, simplex_f{}); }
+void perlin_noise_simd(benchmark::State& s) { run_simd(s, perlin_f{}); }
 void fractal_sum6_simd(benchmark::State& s) { run_simd(s, fbm_f{}); }
+void fractal_sum6_perlin_simd(benchmark::State& s) { run_simd(s, perlin_fbm_f{}); }
 void damped_fbm6_simd(benchmark::State& s) { run_simd(s, damped_f{}); }
 void island_recipe_simd(benchmark::State& s) {
     run_simd(s, gorge::island_height_field(gorge::island_params<float>{}, 1u));
@@ -105,12 +116,15 @@ void island_recipe_simd(benchmark::State& s) {
 BENCHMARK(gradient_noise_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(value_noise_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(simplex_noise_scalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(perlin_noise_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(fractal_sum6_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(ridged6_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(damped_fbm6_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(warp_fbm6_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(island_recipe_scalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(simplex_noise_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(perlin_noise_simd)->Unit(benchmark::kMillisecond);
 BENCHMARK(fractal_sum6_simd)->Unit(benchmark::kMillisecond);
+BENCHMARK(fractal_sum6_perlin_simd)->Unit(benchmark::kMillisecond);
 BENCHMARK(damped_fbm6_simd)->Unit(benchmark::kMillisecond);
 BENCHMARK(island_recipe_simd)->Unit(benchmark::kMillisecond);

@@ -217,6 +217,32 @@ TEMPLATE_TEST_CASE("the split form of a hash gives the noise of its lattice2", "
     }
 }
 
+// The pairs (axis_x_pair, axis_y_pair: two neighbouring lines from one multiply) are the axes of
+// c and c + 1, also where c + 1 wraps around 2^32 and at the signed limits.
+TEMPLATE_TEST_CASE("axis pairs are the axes of two neighbouring lines", "[hash]", gorge::pcg3d_hash,
+                   gorge::prime_mix_hash, gorge::prime_xor_hash) {
+    STATIC_REQUIRE(gorge::detail::has_axis_pairs<TestType>::value);
+    std::vector<std::uint32_t> coords = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (std::uint32_t i = 0; i < 2000; ++i) coords.push_back(i * 2654435761u);
+    for (std::uint32_t seed : {0u, 5u, 0xDEADBEEFu})
+        for (std::uint32_t c : coords) {
+            CAPTURE(c, seed);
+            std::uint32_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+            TestType::axis_x_pair(c, seed, x0, x1);
+            TestType::axis_y_pair(c, seed, y0, y1);
+            CHECK(x0 == TestType::axis_x(c, seed));
+            CHECK(x1 == TestType::axis_x(c + 1u, seed));
+            CHECK(y0 == TestType::axis_y(c, seed));
+            CHECK(y1 == TestType::axis_y(c + 1u, seed));
+        }
+    // A policy without pairs goes through two axis calls.
+    STATIC_REQUIRE(!gorge::detail::has_axis_pairs<lattice2_only<TestType>>::value);
+    std::uint32_t a = 0, b = 0;
+    gorge::detail::axis_x_pair<lattice2_only<TestType>>(0xFFFFFFFFu, 3u, a, b);
+    CHECK(a == 0xFFFFFFFFu);
+    CHECK(b == 0u);
+}
+
 TEST_CASE("prime_mix_hash does not repeat along diagonals far apart", "[hash]") {
     // Two linear terms xored together would repeat with period (2^31, 2^31) and half-repeat at
     // (2^30, +-2^30); the rotated y product prevents it (in prime_xor too). pcg3d is held to the

@@ -93,14 +93,16 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     const U ix = ops::to_uint(ops::to_int(i0.x));
     const U iy = ops::to_uint(ops::to_int(i0.y));
 
-    // The hash's work for each window column and row is done once (its split form).
-    // Neighbour offsets are added on unsigned lanes, so they wrap instead of overflowing.
+    // The hash's work for each window column and row is done once (its split form), two
+    // neighbouring lines at a time. Neighbour offsets are added on unsigned lanes, so they wrap
+    // instead of overflowing.
     using split = detail::hash_split<Hash>;
     U column[detail::phacelle_window_side], row[detail::phacelle_window_side];
     GORGE_PHACELLE_UNROLL
-    for (int g = -1; g <= 2; ++g) {
-        column[g + 1] = split::axis_x(ix + U(static_cast<std::uint32_t>(g)), seed);
-        row[g + 1] = split::axis_y(iy + U(static_cast<std::uint32_t>(g)), seed);
+    for (int g = -1; g <= 2; g += 2) {
+        const U offset(static_cast<std::uint32_t>(g));
+        detail::axis_x_pair<Hash>(ix + offset, seed, column[g + 1], column[g + 2]);
+        detail::axis_y_pair<Hash>(iy + offset, seed, row[g + 1], row[g + 2]);
     }
 
     // Then the whole window, without branches: each cell's pivot offset v, its squared distance,

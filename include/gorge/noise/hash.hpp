@@ -40,7 +40,10 @@
 // with lattice2(cx, cy, seed) == combine(axis_x(cx, seed), axis_y(cy, seed), seed) bit for bit;
 // their lattice2 is written that way (detail::split_lattice). Kernels reach a policy through
 // detail::hash_split, which falls back to lattice2 (identity axes) for a policy without these
-// members. The three exact policies also give the 32-bit word their components come from,
+// members. The exact policies' axes are an affine map of the coordinate followed by a bijection,
+// so they also give two neighbouring lines from one multiply (optional, same bits):
+//   axis_x_pair<U>(U cx, seed, U& first, U& second) = axis_x(cx), axis_x(cx + 1); axis_y_pair alike
+// The three exact policies also give the 32-bit word their components come from,
 //   combine_bits<U>(U ax, U ay, seed) -> U                        (once per lattice point)
 // which perlin noise (gorge/noise/perlin_noise.hpp) turns into a table index instead of floats.
 //
@@ -129,6 +132,16 @@ struct pcg3d_hash : detail::split_lattice<pcg3d_hash> {
     static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t seed) {
         return axis_x(cy, seed);
     }
+    /// axis_x(cx) and axis_x(cx + 1): the LCG step of cx + 1 is that of cx plus the multiplier.
+    template <class U>
+    static GORGE_FORCEINLINE void axis_x_pair(U cx, std::uint32_t seed, U& first, U& second) {
+        first = axis_x(cx, seed);
+        second = first + U(detail::pcg_lcg_multiplier);
+    }
+    template <class U>
+    static GORGE_FORCEINLINE void axis_y_pair(U cy, std::uint32_t seed, U& first, U& second) {
+        axis_x_pair(cy, seed, first, second);
+    }
     /// The rest of pcg3d on lanes whose LCG step is done; the seed is the third lane.
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
@@ -184,11 +197,16 @@ GORGE_FORCEINLINE U prime_mix_finalise(U h) {
 /// alike, 2^30 apart about half of them).
 constexpr int prime_mix_y_rotation = 16;
 
-/// The y product rotated by half a word (see prime_mix_y_rotation).
+/// A word rotated by half its width (see prime_mix_y_rotation).
+template <class U>
+GORGE_FORCEINLINE U prime_mix_rotate(U y) {
+    return (y << prime_mix_y_rotation) | (y >> (32 - prime_mix_y_rotation));
+}
+
+/// The y product rotated by half a word.
 template <class U>
 GORGE_FORCEINLINE U prime_mix_row(U cy) {
-    const U y = cy * U(prime_mix_y);
-    return (y << prime_mix_y_rotation) | (y >> (32 - prime_mix_y_rotation));
+    return prime_mix_rotate(cy * U(prime_mix_y));
 }
 
 /// The finalised seed both prime policies xor into every lattice point.
@@ -253,6 +271,19 @@ struct prime_mix_hash : detail::split_lattice<prime_mix_hash> {
     static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t /*seed*/) {
         return detail::prime_mix_row(cy);
     }
+    /// axis_x(cx), axis_x(cx + 1) and axis_y(cy), axis_y(cy + 1) from one product each:
+    /// (c + 1) * m = c * m + m.
+    template <class U>
+    static GORGE_FORCEINLINE void axis_x_pair(U cx, std::uint32_t seed, U& first, U& second) {
+        first = axis_x(cx, seed);
+        second = first + U(detail::prime_mix_x);
+    }
+    template <class U>
+    static GORGE_FORCEINLINE void axis_y_pair(U cy, std::uint32_t /*seed*/, U& first, U& second) {
+        const U product = cy * U(detail::prime_mix_y);
+        first = detail::prime_mix_rotate(product);
+        second = detail::prime_mix_rotate(product + U(detail::prime_mix_y));
+    }
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
         return detail::prime_mix_components<T>(combine_bits(ax, ay, seed));
@@ -289,6 +320,17 @@ struct prime_xor_hash : detail::split_lattice<prime_xor_hash> {
     template <class U>
     static GORGE_FORCEINLINE U axis_y(U cy, std::uint32_t seed) {
         return prime_mix_hash::axis_y(cy, seed);
+    }
+    /// axis_x(cx), axis_x(cx + 1) and axis_y(cy), axis_y(cy + 1) from one product each.
+    template <class U>
+    static GORGE_FORCEINLINE void axis_x_pair(U cx, std::uint32_t seed, U& first, U& second) {
+        const U product = prime_mix_hash::axis_x(cx, seed), mask = U(detail::prime_mix_seed_mask(seed));
+        first = product ^ mask;
+        second = (product + U(detail::prime_mix_x)) ^ mask;
+    }
+    template <class U>
+    static GORGE_FORCEINLINE void axis_y_pair(U cy, std::uint32_t seed, U& first, U& second) {
+        prime_mix_hash::axis_y_pair(cy, seed, first, second);
     }
     template <class T>
     static GORGE_FORCEINLINE detail::vec2<T> combine(detail::uint_t<T> ax, detail::uint_t<T> ay, std::uint32_t seed) {
@@ -378,17 +420,56 @@ struct has_combine_bits<Hash, std::void_t<decltype(Hash::template axis_x<std::ui
                                           decltype(Hash::template combine_bits<std::uint32_t>(0u, 0u, 0u))>>
     : std::true_type {};
 
+/// True when Hash gives the axes of two neighbouring lines at once (axis_x_pair, axis_y_pair).
+template <class Hash, class = void>
+struct has_axis_pairs : std::false_type {};
+template <class Hash>
+struct has_axis_pairs<Hash, std::void_t<decltype(Hash::axis_x_pair(0u, 0u, std::declval<std::uint32_t&>(),
+                                                                   std::declval<std::uint32_t&>())),
+                                        decltype(Hash::axis_y_pair(0u, 0u, std::declval<std::uint32_t&>(),
+                                                                   std::declval<std::uint32_t&>()))>>
+    : std::true_type {};
+
+/// The split axes of two neighbouring lines, c and c + 1: the policy's pairs when it has them (one
+/// coordinate multiply per pair), else two axis calls.
+template <class Hash, class U>
+GORGE_FORCEINLINE void axis_x_pair(U cx, std::uint32_t seed, U& first, U& second) {
+    if constexpr (has_axis_pairs<Hash>::value) {
+        Hash::axis_x_pair(cx, seed, first, second);
+    } else {
+        first = hash_split<Hash>::axis_x(cx, seed);
+        second = hash_split<Hash>::axis_x(cx + U(1u), seed);
+    }
+}
+template <class Hash, class U>
+GORGE_FORCEINLINE void axis_y_pair(U cy, std::uint32_t seed, U& first, U& second) {
+    if constexpr (has_axis_pairs<Hash>::value) {
+        Hash::axis_y_pair(cy, seed, first, second);
+    } else {
+        first = hash_split<Hash>::axis_y(cy, seed);
+        second = hash_split<Hash>::axis_y(cy + U(1u), seed);
+    }
+}
+
+/// The split axes of a lattice cell's two columns ix, ix + 1 and two rows iy, iy + 1.
+template <class Hash, class U>
+GORGE_FORCEINLINE void cell_axes(U ix, U iy, std::uint32_t seed, U& ax0, U& ax1, U& ay0, U& ay1) {
+    axis_x_pair<Hash>(ix, seed, ax0, ax1);
+    axis_y_pair<Hash>(iy, seed, ay0, ay1);
+}
+
 /// The hashes of a lattice cell's four corners (0, 0), (1, 0), (0, 1) and (1, 1) into a, b, c and d,
-/// from its lower corner (ix, iy). The hash's column and row work is done once each, shared by the
-/// two corners on that line. (Results go to references: returned in a struct, GCC kept them in
-/// memory in the gradient noise's derivative form, at half the speed with AVX2.)
+/// from its lower corner (ix, iy). The hash's column and row work is done once per pair of lines
+/// (cell_axes), shared by the two corners on each line. (Results go to references: returned in a
+/// struct, GCC kept them in memory in the gradient noise's derivative form, at half the speed with
+/// AVX2.)
 template <class Hash, class T>
 GORGE_FORCEINLINE void cell_corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
                                     vec2<T>& c, vec2<T>& d) {
     using split = hash_split<Hash>;
     using U = uint_t<T>;
-    const U ax0 = split::axis_x(ix, seed), ax1 = split::axis_x(ix + U(1u), seed);
-    const U ay0 = split::axis_y(iy, seed), ay1 = split::axis_y(iy + U(1u), seed);
+    U ax0, ax1, ay0, ay1;
+    cell_axes<Hash>(ix, iy, seed, ax0, ax1, ay0, ay1);
     a = split::template combine<T>(ax0, ay0, seed);
     b = split::template combine<T>(ax1, ay0, seed);
     c = split::template combine<T>(ax0, ay1, seed);

@@ -66,7 +66,8 @@ struct direction_index<prime_xor_hash> {
 };
 
 /// Corner gradients from the direction table (see gradient_locate): the hash's column and row
-/// work once per lattice line, then combine_bits and one table pick per corner.
+/// work once per pair of lattice lines (cell_axes), then the word's top bits and one table pick per
+/// corner.
 template <class Hash>
 struct table_gradients {
     static_assert(has_combine_bits<Hash>::value,
@@ -83,8 +84,8 @@ struct table_gradients {
     static GORGE_FORCEINLINE void corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
                                           vec2<T>& c, vec2<T>& d) {
         using U = uint_t<T>;
-        const U ax0 = Hash::axis_x(ix, seed), ax1 = Hash::axis_x(ix + U(1u), seed);
-        const U ay0 = Hash::axis_y(iy, seed), ay1 = Hash::axis_y(iy + U(1u), seed);
+        U ax0, ax1, ay0, ay1;
+        cell_axes<Hash>(ix, iy, seed, ax0, ax1, ay0, ay1);
         a = pick<T>(ax0, ay0, seed);
         b = pick<T>(ax1, ay0, seed);
         c = pick<T>(ax0, ay1, seed);
