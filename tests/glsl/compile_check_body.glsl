@@ -36,5 +36,13 @@ vec4 gorge_compile_check(vec2 p, uint seed) {
                   gorge_island_falloff(n, p, gorge_falloff_params_default()) +
                   vec3(gorge_square_bump_distance(p).x, gorge_power_profile(n.x, 2.0));
     float noise_sum = g2.value + v2.dxy + x2.dyy + combined.x + t.y + warped.z + island.x;
+#ifdef GORGE_HASH_COMBINE_BITS
+    // Perlin noise (declared where the hash gives its 32-bit word: not with the shadertoy hash).
+    gorge_noise_d2 p2 = gorge_perlin_noise_d2(p, s1);
+    vec3 perlin = gorge_perlin_noise(p, seed) +
+                  gorge_ridged(p, gorge_ridged_params_default(), gorge_basis_perlin, seed) +
+                  gorge_damped_fbm(p, gorge_damped_fbm_params_default(), gorge_basis_perlin, seed);
+    noise_sum += p2.dxx + perlin.y + float(gorge_pcg3d_combine_bits(uint(p.x), uint(p.y), seed) >> 29u);
+#endif
     return vec4(demo.height + demo_default.ridge_map + h + noise_sum, ph.phase + hashes, float(bits.x & 1u));
 }

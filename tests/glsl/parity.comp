@@ -25,6 +25,7 @@ const uint kind_island = 8u;    // px, py, seed, shape, basis             -> hei
 const uint kind_profile = 9u;   // e, exponent, steps, ramp               -> power (2), terrace (2)
 const uint kind_distance = 10u; // nx, ny                                 -> radial (3), square bump (3)
 const uint kind_combine = 11u;  // px, py, seed                           -> transform (3), product (3)
+const uint kind_noise = 12u;    // px, py, seed, basis                    -> value, dx, dy
 
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer Rows { uint rows[]; };
@@ -133,5 +134,7 @@ void main() {
         uint seed = rows[b + 3u];
         put3(o, gorge_transform_gradient(m, gorge_gradient_noise(gorge_transform_point(m, t, p), seed)));
         put3(o + 3u, gorge_product(gorge_gradient_noise(p, seed), gorge_value_noise(p, seed)));
+    } else if (kind == kind_noise) {
+        put3(o, gorge_basis_eval(int(rows[b + 4u]), vec2(f(b, 1u), f(b, 2u)), rows[b + 3u]));
     }
 }

@@ -68,11 +68,11 @@ const std::set<std::string> port_only_structs = {
 using member_list = std::vector<std::string>;
 
 // WGSL's hash policy is chosen by name at run time (its file's header): dispatch functions (the
-// whole hash and its split form) and one constant per hash, gorge_hash_<hash>, which the
+// whole hash, its split form and its word) and one constant per hash, gorge_hash_<hash>, which the
 // preprocessor-driven GLSL and HLSL files do not need. Each such constant must name a hash the
 // other ports have (gorge_<hash>_lattice2).
 const std::set<std::string> wgsl_only_functions = {"gorge_lattice2", "gorge_hash_axis_x", "gorge_hash_axis_y",
-                                                   "gorge_hash_combine"};
+                                                   "gorge_hash_combine", "gorge_hash_combine_bits"};
 const std::string wgsl_hash_constant_prefix = "gorge_hash_";
 
 struct port {

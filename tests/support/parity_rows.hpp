@@ -13,13 +13,17 @@
 //    decade) in 8 directions at 3 positions (every hash policy), compared with the C++ float path
 //    and with the C++ double path (height_delta within 2e-5, ridge_map within 5e-3: the float/double
 //    agreement test_finite.cpp requires of the C++ float path);
-//  - the noise fields at 128 low-discrepancy points each (derive_seed, the three bases with
-//    Hessians, the four fractals over the three bases, the island, combinators, profiles,
+//  - the noise fields at 128 low-discrepancy points each (derive_seed, the four bases with
+//    Hessians, the four fractals over the four bases, the island, combinators, profiles,
 //    distances), and the power profile where |e|^k and its slope overflow float (both saturate at
-//    the largest finite float, bit-exact);
+//    the largest finite float, bit-exact). Perlin noise (the fourth basis) runs with the exact
+//    hashes only (the shadertoy hash has no bits to pick its directions by): also its value and
+//    gradient form at 128 points and at lattice points, where its value must be 0 and its gradient
+//    the table direction of the hash's top 3 bits bit for bit (checked on the C++ side too);
 //  - a tile of the demo pipeline (pcg3d, the default hash) and a coarser one (prime_mix, prime_xor).
 // Tolerances:
-//   pcg3d, prime_mix and prime_xor hashes, derive_seed, saturated power profile   bit-exact
+//   pcg3d, prime_mix and prime_xor hashes, derive_seed, saturated power profile,
+//   perlin gradients at lattice points (their value: exactly 0)                   bit-exact
 //   shadertoy hashes                          within 1e-4 (float hash; a device may round differently)
 //   heights, gradients, noise, phase          within 1e-4 absolute; Hessians 1e-4 times max(1, their
 //                                             largest |C++ value|); fractal gradients 1e-4 times
@@ -44,6 +48,7 @@
 #include <gorge/noise/field.hpp>
 #include <gorge/noise/fractal.hpp>
 #include <gorge/noise/island.hpp>
+#include <gorge/noise/perlin_noise.hpp>
 #include <gorge/noise/simplex.hpp>
 #include <gorge/noise/value_noise.hpp>
 
@@ -70,8 +75,9 @@ enum row_kind : std::uint32_t {
     kind_profile = 9,
     kind_distance = 10,
     kind_combine = 11,
+    kind_noise = 12,
 };
-enum basis_id : std::uint32_t { basis_gradient = 0, basis_value = 1, basis_simplex = 2 };
+enum basis_id : std::uint32_t { basis_gradient = 0, basis_value = 1, basis_simplex = 2, basis_perlin = 3 };
 enum fractal_id : std::uint32_t { fractal_sum = 0, fractal_billow = 1, fractal_ridged = 2, fractal_damped = 3 };
 
 constexpr double bit_exact = -1.0;
@@ -95,6 +101,9 @@ struct output_spec {
     double tolerance;  // absolute; < 0 (bit_exact): bit for bit
     bool relative_to_range = false;  // tolerance times max(1, largest |C++ value| in the group)
     bool vs_double = false;          // compared with the reference (double) values
+    /// The C++ values are all equal by design (perlin noise's value at lattice points, 0): the
+    /// check that an output varies, so that its comparison proves something, is skipped.
+    bool constant = false;
 };
 
 struct group {
@@ -437,13 +446,60 @@ inline std::uint32_t field_seed(int i) {
     return seeds[i % 4];
 }
 
-constexpr const char* basis_names[] = {"gradient", "value", "simplex"};
+constexpr const char* basis_names[] = {"gradient", "value", "simplex", "perlin"};
 
+/// Whether a hash policy can drive perlin noise (it gives its 32-bit word: the exact policies).
+template <class Hash>
+inline constexpr bool has_perlin = gorge::detail::has_combine_bits<Hash>::value;
+
+/// The bases a hash policy's rows run: all four, or the first three where it has no perlin noise.
+template <class Hash>
+std::vector<std::uint32_t> bases_of() {
+    std::vector<std::uint32_t> bases{basis_gradient, basis_value, basis_simplex};
+    if constexpr (has_perlin<Hash>) bases.push_back(basis_perlin);
+    return bases;
+}
+
+/// Calls f with the C++ basis policy of a port's basis id, hashed with the policy the port runs.
 template <class Hash, class F>
 decltype(auto) with_basis(std::uint32_t basis, F&& f) {
     if (basis == basis_value) return f(gorge::value_basis<Hash>{});
     if (basis == basis_simplex) return f(gorge::simplex_basis<Hash>{});
+    if (basis == basis_perlin) {
+        if constexpr (has_perlin<Hash>)
+            return f(gorge::perlin_basis<Hash>{});
+        else
+            throw std::logic_error("perlin noise needs a hash policy with combine_bits");
+    }
     return f(gorge::gradient_basis<Hash>{});
+}
+
+/// Perlin noise's directions, written out here rather than taken from perlin_noise.hpp, so that a
+/// wrong table on either side shows.
+constexpr float perlin_table_x[8] = {0.92387953f,  0.38268343f,  -0.38268343f, -0.92387953f,
+                                     -0.92387953f, -0.38268343f, 0.38268343f,  0.92387953f};
+constexpr float perlin_table_y[8] = {0.38268343f,  0.92387953f,  0.92387953f,  0.38268343f,
+                                     -0.38268343f, -0.92387953f, -0.92387953f, -0.38268343f};
+
+/// The table index perlin noise must pick at lattice point (cx, cy): the top 3 bits of the
+/// policy's word of that point, from its split form.
+template <class Hash>
+std::uint32_t perlin_lattice_index(std::int32_t cx, std::int32_t cy, std::uint32_t seed) {
+    const std::uint32_t ax = Hash::axis_x(static_cast<std::uint32_t>(cx), seed);
+    const std::uint32_t ay = Hash::axis_y(static_cast<std::uint32_t>(cy), seed);
+    return Hash::combine_bits(ax, ay, seed) >> 29;
+}
+
+/// Lattice points of the perlin lattice rows: a 9 x 9 block around the origin and a few far
+/// points (floats hold these integers exactly, so floor(q) = q and the fade is exactly 0).
+inline std::vector<glm::ivec2> perlin_lattice_points() {
+    std::vector<glm::ivec2> points;
+    for (int y = -4; y <= 4; ++y)
+        for (int x = -4; x <= 4; ++x) points.emplace_back(x, y);
+    const glm::ivec2 far[] = {{1000003, -77}, {-1000003, 77}, {8388607, -8388608}, {-8388608, 8388607},
+                              {16777216, -16777216}, {-16777216, 16777216}};
+    for (const glm::ivec2& p : far) points.push_back(p);
+    return points;
 }
 
 // Gradient tolerance of a fractal field: 1e-4 times its highest octave frequency. In float, the
@@ -455,6 +511,54 @@ decltype(auto) with_basis(std::uint32_t basis, F&& f) {
 // the plain 1e-4.
 inline double fractal_gradient_tolerance(double frequency, int octaves, double lacunarity) {
     return value_tolerance * std::max(1.0, frequency * std::pow(lacunarity, octaves - 1));
+}
+
+/// Perlin noise's value and gradient form (kind_noise: the port's gorge_basis_eval; its d2 form
+/// runs with the other bases) at 128 points over many cells, and both forms at lattice points,
+/// where the value must be exactly 0 and the gradient the table direction of the hash word's top 3
+/// bits, bit for bit. The C++ path is held to that as well (against perlin_table_x and _y), and
+/// the lattice points must reach all 8 directions, so a wrong index or table on either side shows.
+template <class Hash>
+void fill_perlin_rows(batch& b, group_table& groups) {
+    std::size_t g = groups.add("perlin noise " + b.hash, "point", outputs3("value", "dx", "dy"));
+    for (int i = 0; i < field_points; ++i) {
+        const glm::vec2 q = r2_point(i, -40.0f, 40.0f);
+        const std::uint32_t seed = field_seed(i);
+        std::uint32_t* w = b.add_row(kind_noise, g, std::size_t(i));
+        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        const glm::vec3 n = gorge::perlin_noise<Hash>(q, seed);
+        b.cpu.back() = {n.x, n.y, n.z};
+    }
+
+    output_spec value{"value", 0, 0.0};  // exactly 0 (either sign) wherever it is evaluated
+    value.constant = true;
+    g = groups.add("perlin lattice " + b.hash, "point", {value, {"dx", 1, bit_exact}, {"dy", 2, bit_exact}});
+    const std::vector<glm::ivec2> points = perlin_lattice_points();
+    bool seen[8] = {};
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const glm::ivec2 c = points[i];
+        const std::uint32_t seed = field_seed(int(i));
+        const std::uint32_t k = perlin_lattice_index<Hash>(c.x, c.y, seed);
+        seen[k] = true;
+        const glm::vec2 q(float(c.x), float(c.y));
+        const glm::vec3 n = gorge::perlin_noise<Hash>(q, seed);
+        const gorge::noise_d2<float> d = gorge::perlin_noise_d2<Hash>(q, seed);
+        const bool exact = n.x == 0.0f && d.value == 0.0f && bits_of(n.y) == bits_of(perlin_table_x[k]) &&
+                           bits_of(n.z) == bits_of(perlin_table_y[k]) && bits_of(d.gradient.x) == bits_of(n.y) &&
+                           bits_of(d.gradient.y) == bits_of(n.z);
+        if (!exact)
+            throw std::runtime_error("C++ perlin noise (" + b.hash + ") at lattice point (" + std::to_string(c.x) +
+                                     ", " + std::to_string(c.y) + ") is not 0 with table direction " +
+                                     std::to_string(k));
+        std::uint32_t* w = b.add_row(kind_noise, g, i);
+        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        b.cpu.back() = {n.x, n.y, n.z};
+        w = b.add_row(kind_basis, g, i);
+        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        b.cpu.back() = {d.value, d.gradient.x, d.gradient.y, d.dxx, d.dxy, d.dyy};
+    }
+    if (std::find(std::begin(seen), std::end(seen), false) != std::end(seen))
+        throw std::runtime_error("the perlin lattice points of " + b.hash + " do not reach all 8 directions");
 }
 
 inline void fill_noise_field_rows(batch& b, group_table& groups) {
@@ -469,7 +573,7 @@ inline void fill_noise_field_rows(batch& b, group_table& groups) {
 
     gorge_test::with_hash(b.hash, [&](auto hash) {
         using Hash = decltype(hash);
-        for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
+        for (std::uint32_t basis : bases_of<Hash>()) {
             std::vector<output_spec> outs = outputs3("value", "dx", "dy");
             for (const char* h : {"dxx", "dxy", "dyy"}) outs.push_back({h, int(outs.size()), value_tolerance, true});
             g = groups.add(std::string(basis_names[basis]) + " noise d2 " + b.hash, "point", outs);
@@ -483,9 +587,10 @@ inline void fill_noise_field_rows(batch& b, group_table& groups) {
                 b.cpu.back() = {n.value, n.gradient.x, n.gradient.y, n.dxx, n.dxy, n.dyy};
             }
         }
+        if constexpr (has_perlin<Hash>) fill_perlin_rows<Hash>(b, groups);
         const char* const fractal_names[] = {"fractal_sum", "billow", "ridged", "damped_fbm"};
         for (std::uint32_t which : {fractal_sum, fractal_billow, fractal_ridged, fractal_damped}) {
-            for (std::uint32_t basis : {basis_gradient, basis_value, basis_simplex}) {
+            for (std::uint32_t basis : bases_of<Hash>()) {
                 const gorge::fbm_params<float> fp{1.5f, 5, 2.0f, 0.5f};
                 const gorge::ridged_params<float> rp{};
                 const gorge::damped_fbm_params<float> dp{};
@@ -521,8 +626,12 @@ inline void fill_noise_field_rows(batch& b, group_table& groups) {
                 }
             }
         }
-        for (gorge::falloff_shape shape : {gorge::falloff_shape::radial, gorge::falloff_shape::square_bump}) {
-            const std::uint32_t basis = shape == gorge::falloff_shape::radial ? basis_gradient : basis_simplex;
+        // The island: radial over gradient noise, square over simplex noise, and (exact hashes)
+        // radial over perlin noise.
+        std::vector<std::pair<gorge::falloff_shape, std::uint32_t>> islands{
+            {gorge::falloff_shape::radial, basis_gradient}, {gorge::falloff_shape::square_bump, basis_simplex}};
+        if constexpr (has_perlin<Hash>) islands.emplace_back(gorge::falloff_shape::radial, basis_perlin);
+        for (const auto& [shape, basis] : islands) {
             gorge::island_params<float> ip;
             ip.falloff.shape = shape;
             std::vector<output_spec> outs = outputs3(
@@ -532,9 +641,10 @@ inline void fill_noise_field_rows(batch& b, group_table& groups) {
                  outputs3("moisture", "moisture dx", "moisture dy", 3,
                           fractal_gradient_tolerance(ip.moisture.frequency, ip.moisture.octaves, ip.moisture.lacunarity)))
                 outs.push_back(o);
-            g = groups.add(std::string("island ") + (basis == basis_gradient ? "radial gradient " : "square simplex ") +
-                              b.hash,
-                          "point", outs);
+            g = groups.add(std::string("island ") +
+                               (shape == gorge::falloff_shape::radial ? "radial " : "square ") + basis_names[basis] +
+                               " " + b.hash,
+                           "point", outs);
             for (int i = 0; i < field_points; ++i) {
                 const glm::vec2 p = r2_point(i, -1.3f, 1.3f);
                 const std::uint32_t seed = field_seed(i);

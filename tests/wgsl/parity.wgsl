@@ -25,6 +25,7 @@ const kind_island: u32 = 8u;    // px, py, seed, shape, basis             -> hei
 const kind_profile: u32 = 9u;   // e, exponent, steps, ramp               -> power (2), terrace (2)
 const kind_distance: u32 = 10u; // nx, ny                                 -> radial (3), square bump (3)
 const kind_combine: u32 = 11u;  // px, py, seed                           -> transform (3), product (3)
+const kind_noise: u32 = 12u;    // px, py, seed, basis                    -> value, dx, dy
 
 @group(0) @binding(0) var<storage, read> rows: array<u32>;
 @group(0) @binding(1) var<storage, read_write> results: array<u32>;  // float bits
@@ -133,5 +134,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
         let seed = rows[b + 3u];
         put3(o, gorge_transform_gradient(m, gorge_gradient_noise$HASH(gorge_transform_point(m, t, p), seed)));
         put3(o + 3u, gorge_product(gorge_gradient_noise$HASH(p, seed), gorge_value_noise$HASH(p, seed)));
+    } else if (kind == kind_noise) {
+        put3(o, gorge_basis_eval$HASH(i32(rows[b + 4u]), vec2f(f(b, 1u), f(b, 2u)), rows[b + 3u]));
     }
 }

@@ -8,7 +8,8 @@
 //
 // Output, in the directory given as the only argument:
 //   manifest.json          row and output layout, the batches, and every group of rows with its
-//                          outputs (name, slot, tolerance; < 0 means bit-exact; vs_double)
+//                          outputs (name, slot, tolerance; < 0 means bit-exact; vs_double;
+//                          constant: the C++ values are all equal by design)
 //   <hash>.rows.u32        the packed rows (little-endian u32)
 //   <hash>.cpu.f32         C++ float outputs, 8 a row
 //   <hash>.ref.f64         C++ double / reference values, 8 a row (NaN: none)
@@ -71,7 +72,8 @@ void write_outputs(const std::string& dir, const std::vector<batch>& batches, co
             std::snprintf(tol, sizeof tol, "%.17g", o.tolerance);
             json += std::string(oi ? ", " : "") + "{\"name\": " + json_string(o.name) +
                     ", \"slot\": " + std::to_string(o.slot) + ", \"tolerance\": " + tol +
-                    ", \"vs_double\": " + (o.vs_double ? "true" : "false") + "}";
+                    ", \"vs_double\": " + (o.vs_double ? "true" : "false") +
+                    ", \"constant\": " + (o.constant ? "true" : "false") + "}";
         }
         json += "]}";
     }

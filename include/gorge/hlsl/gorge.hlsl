@@ -11,7 +11,8 @@
 //   erosion_filter.hpp  -> "Erosion filter", "Fade target and height offset"
 //   demo_pipeline.hpp   -> "Demo pipeline"
 //   and, after those, the noise fields: noise.hpp (seeds, second derivatives), value_noise.hpp,
-//   simplex.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields" banner)
+//   simplex.hpp, perlin_noise.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields"
+//   banner)
 // See those headers for the techniques, their authors and the guarantees; the comments here only
 // note what differs on a GPU or in HLSL.
 //
@@ -50,6 +51,13 @@
 //     #define GORGE_HASH_AXIS_Y gorge_prime_xor_axis_y    // uint f(uint cy, uint seed)
 //     #define GORGE_HASH_COMBINE gorge_prime_xor_combine  // float2 f(uint ax, uint ay, uint seed)
 // (gorge_pcg3d_* and gorge_prime_mix_* alike; the shadertoy hash has no split form).
+// Perlin noise picks its corner gradients by the top bits of the hash's 32-bit word (hash.hpp's
+// combine_bits), which only the exact integer hashes have: it exists where
+// GORGE_HASH_COMBINE_BITS names that word, which the default (pcg3d) does by itself; with another
+// exact hash, add it to the split form (it needs the other three, else #error):
+//     #define GORGE_HASH_COMBINE_BITS gorge_prime_xor_combine_bits  // uint f(uint ax, uint ay, uint seed)
+// Without it (the shadertoy hash, a GORGE_HASH alone) gorge_perlin_noise, gorge_perlin_noise_d2
+// and gorge_basis_perlin are not declared, and naming one is a compile error that says why.
 //
 // Agreement with the C++ float path (checked by tests/hlsl: compiled to SPIR-V by glslang's HLSL
 // front end and run on a Vulkan device against the C++ float path with the same tolerances as the
@@ -197,6 +205,11 @@ uint gorge_pcg3d_axis_y(uint cy, uint seed) { return gorge_pcg3d_axis_x(cy, seed
 float2 gorge_pcg3d_combine(uint ax, uint ay, uint seed) {
     return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(uint3(ax, ay, gorge_detail_pcg_lcg(seed))).xy);
 }
+// pcg3d's 32-bit word of a lattice point from its split form: the first output lane (the bits of
+// the x component), which perlin noise reads its table index from. Bit-identical to C++.
+uint gorge_pcg3d_combine_bits(uint ax, uint ay, uint seed) {
+    return gorge_detail_pcg3d_mix(uint3(ax, ay, gorge_detail_pcg_lcg(seed))).x;
+}
 
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
 // neighbour offsets wrap): each component in [-1, 1) with a step of 2^-23; bit-identical to C++.
@@ -251,11 +264,13 @@ float2 gorge_detail_prime_mix_components(uint h) {
                gorge_detail_prime_mix_unit_scale - 1.0;
 }
 
-// prime_mix's split form: the coordinate products once per column and per row.
+// prime_mix's split form: the coordinate products once per column and per row; combine_bits is the
+// 32-bit result both components come from (and perlin noise's table index).
 uint gorge_prime_mix_axis_x(uint cx, uint seed) { return cx * gorge_detail_prime_mix_x; }
 uint gorge_prime_mix_axis_y(uint cy, uint seed) { return gorge_detail_prime_mix_row(cy); }
+uint gorge_prime_mix_combine_bits(uint ax, uint ay, uint seed) { return gorge_detail_prime_mix_bits(ax, ay, seed); }
 float2 gorge_prime_mix_combine(uint ax, uint ay, uint seed) {
-    return gorge_detail_prime_mix_components(gorge_detail_prime_mix_bits(ax, ay, seed));
+    return gorge_detail_prime_mix_components(gorge_prime_mix_combine_bits(ax, ay, seed));
 }
 
 // The 32-bit prime_mix result for the lattice point `cell` (its components' source bits).
@@ -291,13 +306,15 @@ float2 gorge_detail_prime_xor_components(uint h) {
                   float(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
 }
 
-// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
+// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply;
+// combine_bits is the 32-bit result both components come from (and perlin noise's table index).
 uint gorge_prime_xor_axis_x(uint cx, uint seed) {
     return gorge_prime_mix_axis_x(cx, seed) ^ gorge_detail_prime_mix_seed_mask(seed);
 }
 uint gorge_prime_xor_axis_y(uint cy, uint seed) { return gorge_prime_mix_axis_y(cy, seed); }
+uint gorge_prime_xor_combine_bits(uint ax, uint ay, uint seed) { return gorge_detail_prime_xor_mix(ax ^ ay); }
 float2 gorge_prime_xor_combine(uint ax, uint ay, uint seed) {
-    return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
+    return gorge_detail_prime_xor_components(gorge_prime_xor_combine_bits(ax, ay, seed));
 }
 
 uint gorge_prime_xor(uint2 cell, uint seed) {
@@ -330,6 +347,12 @@ float2 gorge_shadertoy_hash2(int2 cell, uint seed) { return gorge_shadertoy_latt
 // seed), seed), which equals GORGE_HASH(uint2(cx, cy), seed) bit for bit, so that the corners of a
 // cell and the cells of Phacelle's window share the work of a column and of a row (as the C++
 // kernels do). A hash given by GORGE_HASH alone gets identity axes and GORGE_HASH per point.
+// GORGE_HASH_COMBINE_BITS(ax, ay, seed), where defined, is the 32-bit word of the same lattice
+// point that GORGE_HASH_COMBINE's components come from (perlin noise's table index): defined for
+// the default hash, optional beside a split form, and meaningless without one.
+#if defined(GORGE_HASH_COMBINE_BITS) && !defined(GORGE_HASH_COMBINE)
+#error gorge: GORGE_HASH_COMBINE_BITS needs the split form: GORGE_HASH_AXIS_X, _AXIS_Y, _COMBINE and GORGE_HASH
+#endif
 #if defined(GORGE_HASH_AXIS_X) || defined(GORGE_HASH_AXIS_Y) || defined(GORGE_HASH_COMBINE)
 #if !defined(GORGE_HASH) || !defined(GORGE_HASH_AXIS_X) || !defined(GORGE_HASH_AXIS_Y) || !defined(GORGE_HASH_COMBINE)
 #error gorge: define GORGE_HASH_AXIS_X, GORGE_HASH_AXIS_Y and GORGE_HASH_COMBINE together, and GORGE_HASH with them
@@ -343,6 +366,7 @@ float2 gorge_shadertoy_hash2(int2 cell, uint seed) { return gorge_shadertoy_latt
 #define GORGE_HASH_AXIS_X gorge_pcg3d_axis_x
 #define GORGE_HASH_AXIS_Y gorge_pcg3d_axis_y
 #define GORGE_HASH_COMBINE gorge_pcg3d_combine
+#define GORGE_HASH_COMBINE_BITS gorge_pcg3d_combine_bits
 #endif
 
 // ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
@@ -353,33 +377,36 @@ float2 gorge_detail_octave_point(float2 p, float freq) {
     return clamp(p * freq, -gorge_detail_lattice_coordinate_limit, gorge_detail_lattice_coordinate_limit);
 }
 
+// The split-form axes of lattice cell c's two columns and two rows (as cell_axes does):
+// (axis_x(c.x), axis_x(c.x + 1), axis_y(c.y), axis_y(c.y + 1)).
+uint4 gorge_detail_cell_axes(uint2 c, uint seed) {
+    return uint4(GORGE_HASH_AXIS_X(c.x, seed), GORGE_HASH_AXIS_X(c.x + 1u, seed), GORGE_HASH_AXIS_Y(c.y, seed),
+                 GORGE_HASH_AXIS_Y(c.y + 1u, seed));
+}
+
 // The hashes of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's column and
 // row work once each, shared by the two corners on that line (as gradient_locate does).
 struct gorge_detail_corner_hashes {
     float2 a, b, c, d;
 };
 gorge_detail_corner_hashes gorge_detail_cell_corners(uint2 c, uint seed) {
-    uint ax0 = GORGE_HASH_AXIS_X(c.x, seed), ax1 = GORGE_HASH_AXIS_X(c.x + 1u, seed);
-    uint ay0 = GORGE_HASH_AXIS_Y(c.y, seed), ay1 = GORGE_HASH_AXIS_Y(c.y + 1u, seed);
+    uint4 axes = gorge_detail_cell_axes(c, seed);  // x0, x1, y0, y1
     gorge_detail_corner_hashes h;
-    h.a = GORGE_HASH_COMBINE(ax0, ay0, seed);
-    h.b = GORGE_HASH_COMBINE(ax1, ay0, seed);
-    h.c = GORGE_HASH_COMBINE(ax0, ay1, seed);
-    h.d = GORGE_HASH_COMBINE(ax1, ay1, seed);
+    h.a = GORGE_HASH_COMBINE(axes.x, axes.z, seed);
+    h.b = GORGE_HASH_COMBINE(axes.y, axes.z, seed);
+    h.c = GORGE_HASH_COMBINE(axes.x, axes.w, seed);
+    h.d = GORGE_HASH_COMBINE(axes.y, axes.w, seed);
     return h;
 }
 
-// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
-float3 gorge_gradient_noise(float2 q, uint seed) {
-    float2 i = floor(q);
-    float2 f = q - i;
-    uint2 c = uint2(int2(i));
-
+// A gradient noise at the position f in its lattice cell, from the cell's corner gradients h (as
+// gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
+// where h comes from.
+float3 gorge_detail_gradient_noise_of(float2 f, gorge_detail_corner_hashes h) {
     // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
     float2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     float2 du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
     float2 ga = h.a, gb = h.b, gc = h.c, gd = h.d;
 
     float va = dot(ga, f);
@@ -392,6 +419,12 @@ float3 gorge_gradient_noise(float2 q, uint seed) {
     float2 grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
                 du * float2(u.y * k + vb - va, u.x * k + vc - va);
     return float3(value, grad);
+}
+
+// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
+float3 gorge_gradient_noise(float2 q, uint seed) {
+    float2 i = floor(q);
+    return gorge_detail_gradient_noise_of(q - i, gorge_detail_cell_corners(uint2(int2(i)), seed));
 }
 
 // Parameters of a fractal (fBm) sum; gorge_fbm_params_default() gives the C++ defaults.
@@ -653,10 +686,12 @@ gorge_demo_sample gorge_demo_pipeline(float2 p, uint seed) {
 }
 
 // ================================================================================================
-// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp, fractal.hpp,
-// field.hpp, island.hpp). HLSL has no templates or closures, so two things read differently:
+// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp,
+// perlin_noise.hpp, fractal.hpp, field.hpp, island.hpp). HLSL has no templates or closures, so two
+// things read differently:
 //  - the basis policy of the fractals is an int argument (gorge_basis_gradient, gorge_basis_value,
-//    gorge_basis_simplex); pass a constant and the compiler folds the choice away;
+//    gorge_basis_simplex, gorge_basis_perlin); pass a constant and the compiler folds the choice
+//    away;
 //  - field combinators are functions on float3 (value, d/dx, d/dy) samples the caller has already
 //    evaluated, and the domain warp is a small state (gorge_warp) stepped by the caller's loop.
 // ================================================================================================
@@ -698,14 +733,10 @@ gorge_detail_quintic_fade gorge_detail_quintic(float2 f) {
     return w;
 }
 
-// gorge_gradient_noise() with its Hessian.
-gorge_noise_d2 gorge_gradient_noise_d2(float2 q, uint seed) {
-    float2 i = floor(q);
-    float2 f = q - i;
-    uint2 c = uint2(int2(i));
+// gorge_detail_gradient_noise_of() with its Hessian (as gradient_noise_d2_of does).
+gorge_noise_d2 gorge_detail_gradient_noise_d2_of(float2 f, gorge_detail_corner_hashes h) {
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
-    gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
     float2 ga = h.a, gb = h.b, gc = h.c, gd = h.d;
 
     float va = dot(ga, f);
@@ -722,6 +753,12 @@ gorge_noise_d2 gorge_gradient_noise_d2(float2 q, uint seed) {
     n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
+}
+
+// gorge_gradient_noise() with its Hessian.
+gorge_noise_d2 gorge_gradient_noise_d2(float2 q, uint seed) {
+    float2 i = floor(q);
+    return gorge_detail_gradient_noise_d2_of(q - i, gorge_detail_cell_corners(uint2(int2(i)), seed));
 }
 
 // ---- Value noise (value_noise.hpp) --------------------------------------------------------------
@@ -815,21 +852,104 @@ float3 gorge_simplex_noise(float2 q, uint seed) {
     return float3(n.value, n.gradient);
 }
 
-// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp) ----------
+// ---- Perlin noise (perlin_noise.hpp) ------------------------------------------------------------
+// Gradient noise whose corner gradients are 8 unit directions, at 22.5 + 45 k degrees, picked by
+// the top 3 bits of the corner's 32-bit hash word (Perlin's fixed gradient set, "Improving Noise",
+// 2002): the same fade, ramps, value, gradient and Hessian as gorge_gradient_noise, |value| < 1.
+// The word is GORGE_HASH_COMBINE_BITS, the program's hash: where the C++ perlin_basis<> defaults
+// to prime_xor_hash, this file defaults to pcg3d like every other noise here (define prime_xor's
+// split form and gorge_prime_xor_combine_bits to get the C++ default's field). The table index is
+// integer arithmetic, bit-identical to C++ for the same hash; value and derivatives agree with the
+// C++ float path as gradient noise's do. Perlin noise needs an exact integer hash: with the
+// shadertoy hash (no bits to pick from) or a GORGE_HASH without GORGE_HASH_COMBINE_BITS it is not
+// declared (C++ refuses perlin_noise<shadertoy_hash> with a static_assert likewise).
+
+#ifdef GORGE_HASH_COMBINE_BITS
+
+// The gradient index is the top perlin_direction_bits of the hash word.
+static const uint gorge_detail_perlin_direction_bits = 3u;
+static const uint gorge_detail_perlin_direction_shift = 32u - gorge_detail_perlin_direction_bits;
+
+// Unit directions at 22.5 + 45 k degrees, k = 0..7, as the nearest floats (cos 22.5 degrees and
+// sin 22.5 degrees = 0.92387953 and 0.38268343): no direction lies on an axis or a diagonal.
+static const float gorge_detail_perlin_directions_x[8] = {0.92387953, 0.38268343, -0.38268343, -0.92387953,
+                                                          -0.92387953, -0.38268343, 0.38268343, 0.92387953};
+static const float gorge_detail_perlin_directions_y[8] = {0.38268343, 0.92387953, 0.92387953, 0.38268343,
+                                                          -0.38268343, -0.92387953, -0.92387953, -0.38268343};
+
+// The table index of the lattice point whose split-form lanes are ax and ay: the top
+// perlin_direction_bits of GORGE_HASH_COMBINE_BITS(ax, ay, seed). (For prime_xor these are the top
+// bits of its multiply, which C++ reads before the closing xorshift: the same bits.)
+uint gorge_detail_perlin_direction_index(uint ax, uint ay, uint seed) {
+    return GORGE_HASH_COMBINE_BITS(ax, ay, seed) >> gorge_detail_perlin_direction_shift;
+}
+
+// The corner gradient of that lattice point: the table direction of its index.
+float2 gorge_detail_table_gradients_pick(uint ax, uint ay, uint seed) {
+    uint k = gorge_detail_perlin_direction_index(ax, ay, seed);
+    return float2(gorge_detail_perlin_directions_x[k], gorge_detail_perlin_directions_y[k]);
+}
+
+// The table gradients of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's
+// column and row work once each (gorge_detail_cell_axes), as in gorge_detail_cell_corners.
+gorge_detail_corner_hashes gorge_detail_table_gradients_corners(uint2 c, uint seed) {
+    uint4 axes = gorge_detail_cell_axes(c, seed);  // x0, x1, y0, y1
+    gorge_detail_corner_hashes h;
+    h.a = gorge_detail_table_gradients_pick(axes.x, axes.z, seed);
+    h.b = gorge_detail_table_gradients_pick(axes.y, axes.z, seed);
+    h.c = gorge_detail_table_gradients_pick(axes.x, axes.w, seed);
+    h.d = gorge_detail_table_gradients_pick(axes.y, axes.w, seed);
+    return h;
+}
+
+// Perlin noise at q with its analytic gradient: (value, d/dqx, d/dqy), |value| < 1. At a lattice
+// point the value is 0 and the gradient is the point's table direction exactly.
+float3 gorge_perlin_noise(float2 q, uint seed) {
+    float2 i = floor(q);
+    return gorge_detail_gradient_noise_of(q - i, gorge_detail_table_gradients_corners(uint2(int2(i)), seed));
+}
+
+// gorge_perlin_noise() with its Hessian (exact and continuous: the noise is C2).
+gorge_noise_d2 gorge_perlin_noise_d2(float2 q, uint seed) {
+    float2 i = floor(q);
+    return gorge_detail_gradient_noise_d2_of(q - i, gorge_detail_table_gradients_corners(uint2(int2(i)), seed));
+}
+
+#else
+// No hash word to pick directions by: naming perlin noise is a compile error that says why.
+#define gorge_perlin_noise gorge_perlin_noise_needs_an_exact_integer_hash_with_GORGE_HASH_COMBINE_BITS
+#define gorge_perlin_noise_d2 gorge_perlin_noise_d2_needs_an_exact_integer_hash_with_GORGE_HASH_COMBINE_BITS
+#define gorge_basis_perlin gorge_basis_perlin_needs_an_exact_integer_hash_with_GORGE_HASH_COMBINE_BITS
+#endif
+
+// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp,
+// perlin_noise.hpp) -------------------------------------------------------------------------------
+// An id that names no basis (3 as well, where perlin noise is not declared) selects gradient noise.
 
 static const int gorge_basis_gradient = 0;  // quintic gradient noise (C++ gradient_basis)
 static const int gorge_basis_value = 1;     // quintic value noise (value_basis)
 static const int gorge_basis_simplex = 2;   // 2D simplex noise (simplex_basis)
+#ifdef GORGE_HASH_COMBINE_BITS
+// Perlin noise (perlin_basis, with the program's hash: see "Perlin noise"); declared only where
+// perlin noise is.
+static const int gorge_basis_perlin = 3;
+#endif
 
 float3 gorge_basis_eval(int basis, float2 q, uint seed) {
     if (basis == gorge_basis_value) return gorge_value_noise(q, seed);
     if (basis == gorge_basis_simplex) return gorge_simplex_noise(q, seed);
+#ifdef GORGE_HASH_COMBINE_BITS
+    if (basis == gorge_basis_perlin) return gorge_perlin_noise(q, seed);
+#endif
     return gorge_gradient_noise(q, seed);
 }
 
 gorge_noise_d2 gorge_basis_eval_d2(int basis, float2 q, uint seed) {
     if (basis == gorge_basis_value) return gorge_value_noise_d2(q, seed);
     if (basis == gorge_basis_simplex) return gorge_simplex_noise_d2(q, seed);
+#ifdef GORGE_HASH_COMBINE_BITS
+    if (basis == gorge_basis_perlin) return gorge_perlin_noise_d2(q, seed);
+#endif
     return gorge_gradient_noise_d2(q, seed);
 }
 

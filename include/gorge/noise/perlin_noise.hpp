@@ -17,7 +17,8 @@
 // (faint 45-degree structure at large scales, the usual look of Perlin noise) and its values
 // spread a little wider (typical |values| about 0.6). Hash must be an exact integer policy with
 // the split form and combine_bits (pcg3d_hash, prime_mix_hash, prime_xor_hash); the float
-// shadertoy_hash has no bits to pick from. C++ only for now: the shader ports do not have it yet.
+// shadertoy_hash has no bits to pick from. The GLSL, HLSL and WGSL ports have it too
+// (gorge_perlin_noise, gorge_basis_perlin), with the program's hash word (pcg3d unless chosen).
 //
 // The directions are stored as the nearest floats to (cos, sin) of each angle, and a double
 // noise uses those same floats, so float and double differ only by their arithmetic.

@@ -10,7 +10,8 @@
 //   erosion_filter.hpp  -> "Erosion filter", "Fade target and height offset"
 //   demo_pipeline.hpp   -> "Demo pipeline"
 //   and, after those, the noise fields: noise.hpp (seeds, second derivatives), value_noise.hpp,
-//   simplex.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields" banner)
+//   simplex.hpp, perlin_noise.hpp, fractal.hpp, field.hpp, island.hpp (see the "Noise fields"
+//   banner)
 // See those headers for the techniques, their authors and the guarantees; the comments here only
 // note what differs on a GPU and in WGSL.
 //
@@ -38,14 +39,17 @@
 // gorge_erosion_filter, gorge_demo_pipeline, gorge_demo_pipeline_defaults,
 // gorge_gradient_noise_d2, gorge_value_noise_d2, gorge_value_noise, gorge_simplex_noise_d2,
 // gorge_simplex_noise, gorge_basis_eval, gorge_basis_eval_d2, gorge_fractal_sum, gorge_billow,
-// gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Every hash is
-// always available by name: gorge_pcg3d_lattice2, gorge_prime_mix_lattice2,
-// gorge_prime_xor_lattice2 and gorge_shadertoy_lattice2 (and the gorge_lattice2(hash, ...)
-// dispatch), and so are the exact hashes' split forms (as in hash.hpp and gorge.glsl):
-// gorge_<hash>_axis_x, _axis_y and _combine for pcg3d, prime_mix and prime_xor, with
-// gorge_hash_axis_x(hash, ...), gorge_hash_axis_y and gorge_hash_combine, the run-time dispatch
-// through which gradient noise, value noise and Phacelle share the work of a lattice column and of
-// a row among a cell's corners and the 4x4 window (bit for bit the same as gorge_lattice2).
+// gorge_ridged, gorge_damped_fbm, gorge_island_height and gorge_island_moisture. Perlin noise
+// (gorge_perlin_noise, gorge_perlin_noise_d2) exists two ways, plain and _with: it needs an exact
+// integer hash (see "Perlin noise"). Every hash is always available by name: gorge_pcg3d_lattice2,
+// gorge_prime_mix_lattice2, gorge_prime_xor_lattice2 and gorge_shadertoy_lattice2 (and the
+// gorge_lattice2(hash, ...) dispatch), and so are the exact hashes' split forms (as in hash.hpp
+// and gorge.glsl): gorge_<hash>_axis_x, _axis_y, _combine and _combine_bits (the 32-bit word
+// perlin noise picks its gradients by) for pcg3d, prime_mix and prime_xor, with
+// gorge_hash_axis_x(hash, ...), gorge_hash_axis_y, gorge_hash_combine and gorge_hash_combine_bits,
+// the run-time dispatch through which gradient noise, value noise, perlin noise and Phacelle share
+// the work of a lattice column and of a row among a cell's corners and the 4x4 window (bit for bit
+// the same as gorge_lattice2).
 //
 // Other differences from gorge.glsl, all forced by WGSL:
 //  - no overloading: mix has one helper per type (gorge_detail_mix, _mix2, _mix3), and GLSL's
@@ -233,6 +237,11 @@ fn gorge_pcg3d_axis_y(cy: u32, seed: u32) -> u32 { return gorge_pcg3d_axis_x(cy,
 fn gorge_pcg3d_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
     return gorge_detail_unit_from_bits(gorge_detail_pcg3d_mix(vec3u(ax, ay, gorge_detail_pcg_lcg(seed))).xy);
 }
+// pcg3d's 32-bit word of a lattice point from its split form: the first output lane (the bits of
+// the x component), which perlin noise reads its table index from. Bit-identical to C++.
+fn gorge_pcg3d_combine_bits(ax: u32, ay: u32, seed: u32) -> u32 {
+    return gorge_detail_pcg3d_mix(vec3u(ax, ay, gorge_detail_pcg_lcg(seed))).x;
+}
 
 // pcg3d hash of the lattice point `cell` (signed coordinates reinterpreted as unsigned, so that
 // neighbour offsets wrap): each component in [-1, 1) with a step of 2^-23; bit-identical to C++.
@@ -288,11 +297,15 @@ fn gorge_detail_prime_mix_components(h: u32) -> vec2f {
                gorge_detail_prime_mix_unit_scale - 1.0;
 }
 
-// prime_mix's split form: the coordinate products once per column and per row.
+// prime_mix's split form: the coordinate products once per column and per row; combine_bits is the
+// 32-bit result both components come from (and perlin noise's table index).
 fn gorge_prime_mix_axis_x(cx: u32, seed: u32) -> u32 { return cx * gorge_detail_prime_mix_x; }
 fn gorge_prime_mix_axis_y(cy: u32, seed: u32) -> u32 { return gorge_detail_prime_mix_row(cy); }
+fn gorge_prime_mix_combine_bits(ax: u32, ay: u32, seed: u32) -> u32 {
+    return gorge_detail_prime_mix_bits(ax, ay, seed);
+}
 fn gorge_prime_mix_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
-    return gorge_detail_prime_mix_components(gorge_detail_prime_mix_bits(ax, ay, seed));
+    return gorge_detail_prime_mix_components(gorge_prime_mix_combine_bits(ax, ay, seed));
 }
 
 // The 32-bit prime_mix result for the lattice point `cell` (its components' source bits).
@@ -328,13 +341,15 @@ fn gorge_detail_prime_xor_components(h: u32) -> vec2f {
                  f32(h & gorge_detail_prime_mix_half_mask) * gorge_detail_prime_mix_unit_scale - 1.0);
 }
 
-// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply.
+// prime_xor's split form: the seed joins the column product, so a lattice point costs one multiply;
+// combine_bits is the 32-bit result both components come from (and perlin noise's table index).
 fn gorge_prime_xor_axis_x(cx: u32, seed: u32) -> u32 {
     return gorge_prime_mix_axis_x(cx, seed) ^ gorge_detail_prime_mix_seed_mask(seed);
 }
 fn gorge_prime_xor_axis_y(cy: u32, seed: u32) -> u32 { return gorge_prime_mix_axis_y(cy, seed); }
+fn gorge_prime_xor_combine_bits(ax: u32, ay: u32, seed: u32) -> u32 { return gorge_detail_prime_xor_mix(ax ^ ay); }
 fn gorge_prime_xor_combine(ax: u32, ay: u32, seed: u32) -> vec2f {
-    return gorge_detail_prime_xor_components(gorge_detail_prime_xor_mix(ax ^ ay));
+    return gorge_detail_prime_xor_components(gorge_prime_xor_combine_bits(ax, ay, seed));
 }
 
 fn gorge_prime_xor(cell: vec2u, seed: u32) -> u32 {
@@ -422,6 +437,21 @@ fn gorge_hash_combine(hash: u32, ax: u32, ay: u32, seed: u32) -> vec2f {
     }
     return gorge_pcg3d_combine(ax, ay, seed);
 }
+// The 32-bit word of the lattice point whose split-form lanes are ax and ay, whose bits
+// gorge_hash_combine's components come from (perlin noise's table index). The shadertoy hash is
+// float arithmetic and has no such word: 0 for it (perlin noise does not use it; see there).
+fn gorge_hash_combine_bits(hash: u32, ax: u32, ay: u32, seed: u32) -> u32 {
+    if (hash == gorge_hash_shadertoy) {
+        return 0u;
+    }
+    if (hash == gorge_hash_prime_mix) {
+        return gorge_prime_mix_combine_bits(ax, ay, seed);
+    }
+    if (hash == gorge_hash_prime_xor) {
+        return gorge_prime_xor_combine_bits(ax, ay, seed);
+    }
+    return gorge_pcg3d_combine_bits(ax, ay, seed);
+}
 
 // ---- Gradient noise and fBm (noise.hpp) ---------------------------------------------------------
 
@@ -429,6 +459,13 @@ fn gorge_hash_combine(hash: u32, ax: u32, ay: u32, seed: u32) -> vec2f {
 const gorge_detail_lattice_coordinate_limit: f32 = 4611686018427387904.0;  // 2^62
 fn gorge_detail_octave_point(p: vec2f, freq: f32) -> vec2f {
     return clamp(p * freq, vec2f(-gorge_detail_lattice_coordinate_limit), vec2f(gorge_detail_lattice_coordinate_limit));
+}
+
+// The split-form axes of lattice cell c's two columns and two rows (as cell_axes does):
+// (axis_x(c.x), axis_x(c.x + 1), axis_y(c.y), axis_y(c.y + 1)).
+fn gorge_detail_cell_axes(hash: u32, c: vec2u, seed: u32) -> vec4u {
+    return vec4u(gorge_hash_axis_x(hash, c.x, seed), gorge_hash_axis_x(hash, c.x + 1u, seed),
+                 gorge_hash_axis_y(hash, c.y, seed), gorge_hash_axis_y(hash, c.y + 1u, seed));
 }
 
 // The hashes of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's column and
@@ -440,29 +477,23 @@ struct gorge_detail_corner_hashes {
     d: vec2f,
 }
 fn gorge_detail_cell_corners(hash: u32, c: vec2u, seed: u32) -> gorge_detail_corner_hashes {
-    let ax0 = gorge_hash_axis_x(hash, c.x, seed);
-    let ax1 = gorge_hash_axis_x(hash, c.x + 1u, seed);
-    let ay0 = gorge_hash_axis_y(hash, c.y, seed);
-    let ay1 = gorge_hash_axis_y(hash, c.y + 1u, seed);
+    let axes = gorge_detail_cell_axes(hash, c, seed);  // x0, x1, y0, y1
     var h: gorge_detail_corner_hashes;
-    h.a = gorge_hash_combine(hash, ax0, ay0, seed);
-    h.b = gorge_hash_combine(hash, ax1, ay0, seed);
-    h.c = gorge_hash_combine(hash, ax0, ay1, seed);
-    h.d = gorge_hash_combine(hash, ax1, ay1, seed);
+    h.a = gorge_hash_combine(hash, axes.x, axes.z, seed);
+    h.b = gorge_hash_combine(hash, axes.y, axes.z, seed);
+    h.c = gorge_hash_combine(hash, axes.x, axes.w, seed);
+    h.d = gorge_hash_combine(hash, axes.y, axes.w, seed);
     return h;
 }
 
-// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
-fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
-    let i = floor(q);
-    let f = q - i;
-    let c = vec2u(vec2i(i));
-
+// A gradient noise at the position f in its lattice cell, from the cell's corner gradients h (as
+// gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
+// where h comes from.
+fn gorge_detail_gradient_noise_of(f: vec2f, h: gorge_detail_corner_hashes) -> vec3f {
     // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
     let u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
     let du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
 
-    let h = gorge_detail_cell_corners(hash, c, seed);
     let ga = h.a;
     let gb = h.b;
     let gc = h.c;
@@ -478,6 +509,12 @@ fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
     let grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
                du * vec2f(u.y * k + vb - va, u.x * k + vc - va);
     return vec3f(value, grad);
+}
+
+// Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
+fn gorge_gradient_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
+    let i = floor(q);
+    return gorge_detail_gradient_noise_of(q - i, gorge_detail_cell_corners(hash, vec2u(vec2i(i)), seed));
 }
 fn gorge_gradient_noise(q: vec2f, seed: u32) -> vec3f { return gorge_gradient_noise_with(gorge_hash_pcg3d, q, seed); }
 fn gorge_gradient_noise_shadertoy(q: vec2f, seed: u32) -> vec3f {
@@ -767,10 +804,12 @@ fn gorge_demo_pipeline_defaults_shadertoy(p: vec2f, seed: u32) -> gorge_demo_sam
 }
 
 // ================================================================================================
-// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp, fractal.hpp,
-// field.hpp, island.hpp). WGSL has no templates or closures, so two things read differently:
+// Noise fields (noise.hpp seeds and second derivatives, value_noise.hpp, simplex.hpp,
+// perlin_noise.hpp, fractal.hpp, field.hpp, island.hpp). WGSL has no templates or closures, so two
+// things read differently:
 //  - the basis policy of the fractals is an i32 argument (gorge_basis_gradient, gorge_basis_value,
-//    gorge_basis_simplex); pass a constant and the compiler folds the choice away;
+//    gorge_basis_simplex, gorge_basis_perlin); pass a constant and the compiler folds the choice
+//    away;
 //  - field combinators are functions on vec3f (value, d/dx, d/dy) samples the caller has already
 //    evaluated, and the domain warp is a small state (gorge_warp) stepped by the caller's loop.
 // ================================================================================================
@@ -810,14 +849,10 @@ fn gorge_detail_quintic(f: vec2f) -> gorge_detail_quintic_fade {
                                      60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
 }
 
-// gorge_gradient_noise() with its Hessian.
-fn gorge_gradient_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
-    let i = floor(q);
-    let f = q - i;
-    let c = vec2u(vec2i(i));
+// gorge_detail_gradient_noise_of() with its Hessian (as gradient_noise_d2_of does).
+fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) -> gorge_noise_d2 {
     let w = gorge_detail_quintic(f);
 
-    let h = gorge_detail_cell_corners(hash, c, seed);
     let ga = h.a;
     let gb = h.b;
     let gc = h.c;
@@ -841,6 +876,12 @@ fn gorge_gradient_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d
     n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
+}
+
+// gorge_gradient_noise() with its Hessian.
+fn gorge_gradient_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
+    let i = floor(q);
+    return gorge_detail_gradient_noise_d2_of(q - i, gorge_detail_cell_corners(hash, vec2u(vec2i(i)), seed));
 }
 fn gorge_gradient_noise_d2(q: vec2f, seed: u32) -> gorge_noise_d2 {
     return gorge_gradient_noise_d2_with(gorge_hash_pcg3d, q, seed);
@@ -961,11 +1002,90 @@ fn gorge_simplex_noise_shadertoy(q: vec2f, seed: u32) -> vec3f {
     return gorge_simplex_noise_with(gorge_hash_shadertoy, q, seed);
 }
 
-// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp) ----------
+// ---- Perlin noise (perlin_noise.hpp) ------------------------------------------------------------
+// Gradient noise whose corner gradients are 8 unit directions, at 22.5 + 45 k degrees, picked by
+// the top 3 bits of the corner's 32-bit hash word (Perlin's fixed gradient set, "Improving Noise",
+// 2002): the same fade, ramps, value, gradient and Hessian as gorge_gradient_noise, |value| < 1.
+// The word is gorge_hash_combine_bits of the hash chosen: where the C++ perlin_basis<> defaults
+// to prime_xor_hash, this file defaults to pcg3d like every other noise here (pass
+// gorge_hash_prime_xor to a _with variant to get the C++ default's field). The table index is
+// integer arithmetic, bit-identical to C++ for the same hash; value and derivatives agree with the
+// C++ float path as gradient noise's do. Perlin noise needs an exact integer hash (C++ refuses
+// perlin_noise<shadertoy_hash> with a static_assert): there is no _shadertoy variant, and with
+// gorge_hash_shadertoy (no bits to pick from) the _with variants return the zero sample (value
+// and every derivative 0), a choice made at run time that WGSL cannot refuse at compile time.
+
+// The gradient index is the top perlin_direction_bits of the hash word.
+const gorge_detail_perlin_direction_bits: u32 = 3u;
+const gorge_detail_perlin_direction_shift: u32 = 32u - gorge_detail_perlin_direction_bits;
+
+// Unit directions at 22.5 + 45 k degrees, k = 0..7, as the nearest floats (cos 22.5 degrees and
+// sin 22.5 degrees = 0.92387953 and 0.38268343): no direction lies on an axis or a diagonal.
+const gorge_detail_perlin_directions_x = array<f32, 8>(0.92387953, 0.38268343, -0.38268343, -0.92387953,
+                                                       -0.92387953, -0.38268343, 0.38268343, 0.92387953);
+const gorge_detail_perlin_directions_y = array<f32, 8>(0.38268343, 0.92387953, 0.92387953, 0.38268343,
+                                                       -0.38268343, -0.92387953, -0.92387953, -0.38268343);
+
+// The table index of the lattice point whose split-form lanes are ax and ay: the top
+// perlin_direction_bits of gorge_hash_combine_bits(hash, ax, ay, seed). (For prime_xor these are
+// the top bits of its multiply, which C++ reads before the closing xorshift: the same bits.)
+fn gorge_detail_perlin_direction_index(hash: u32, ax: u32, ay: u32, seed: u32) -> u32 {
+    return gorge_hash_combine_bits(hash, ax, ay, seed) >> gorge_detail_perlin_direction_shift;
+}
+
+// The corner gradient of that lattice point: the table direction of its index.
+fn gorge_detail_table_gradients_pick(hash: u32, ax: u32, ay: u32, seed: u32) -> vec2f {
+    let k = gorge_detail_perlin_direction_index(hash, ax, ay, seed);
+    return vec2f(gorge_detail_perlin_directions_x[k], gorge_detail_perlin_directions_y[k]);
+}
+
+// The table gradients of lattice cell c's corners (0, 0), (1, 0), (0, 1) and (1, 1): the hash's
+// column and row work once each (gorge_detail_cell_axes), as in gorge_detail_cell_corners.
+fn gorge_detail_table_gradients_corners(hash: u32, c: vec2u, seed: u32) -> gorge_detail_corner_hashes {
+    let axes = gorge_detail_cell_axes(hash, c, seed);  // x0, x1, y0, y1
+    var h: gorge_detail_corner_hashes;
+    h.a = gorge_detail_table_gradients_pick(hash, axes.x, axes.z, seed);
+    h.b = gorge_detail_table_gradients_pick(hash, axes.y, axes.z, seed);
+    h.c = gorge_detail_table_gradients_pick(hash, axes.x, axes.w, seed);
+    h.d = gorge_detail_table_gradients_pick(hash, axes.y, axes.w, seed);
+    return h;
+}
+
+// Perlin noise and its Hessian (exact and continuous: the noise is C2); the zero sample for
+// gorge_hash_shadertoy (see above).
+fn gorge_perlin_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
+    if (hash == gorge_hash_shadertoy) {
+        return gorge_noise_d2(0.0, vec2f(0.0), 0.0, 0.0, 0.0);
+    }
+    let i = floor(q);
+    return gorge_detail_gradient_noise_d2_of(q - i, gorge_detail_table_gradients_corners(hash, vec2u(vec2i(i)), seed));
+}
+fn gorge_perlin_noise_d2(q: vec2f, seed: u32) -> gorge_noise_d2 {
+    return gorge_perlin_noise_d2_with(gorge_hash_pcg3d, q, seed);
+}
+
+// Perlin noise at q with its analytic gradient: (value, d/dqx, d/dqy), |value| < 1. At a lattice
+// point the value is 0 and the gradient is the point's table direction exactly. The zero sample
+// for gorge_hash_shadertoy (see above).
+fn gorge_perlin_noise_with(hash: u32, q: vec2f, seed: u32) -> vec3f {
+    if (hash == gorge_hash_shadertoy) {
+        return vec3f(0.0);
+    }
+    let i = floor(q);
+    return gorge_detail_gradient_noise_of(q - i, gorge_detail_table_gradients_corners(hash, vec2u(vec2i(i)), seed));
+}
+fn gorge_perlin_noise(q: vec2f, seed: u32) -> vec3f { return gorge_perlin_noise_with(gorge_hash_pcg3d, q, seed); }
+
+// ---- Basis selection (the basis policies of noise.hpp, value_noise.hpp, simplex.hpp,
+// perlin_noise.hpp) -------------------------------------------------------------------------------
+// An id that names no basis selects gradient noise.
 
 const gorge_basis_gradient: i32 = 0;  // quintic gradient noise (C++ gradient_basis)
 const gorge_basis_value: i32 = 1;     // quintic value noise (value_basis)
 const gorge_basis_simplex: i32 = 2;   // 2D simplex noise (simplex_basis)
+// Perlin noise (perlin_basis, with the hash chosen: see "Perlin noise"; the zero field with
+// gorge_hash_shadertoy, e.g. through gorge_fractal_sum_shadertoy).
+const gorge_basis_perlin: i32 = 3;
 
 fn gorge_basis_eval_with(hash: u32, basis: i32, q: vec2f, seed: u32) -> vec3f {
     if (basis == gorge_basis_value) {
@@ -973,6 +1093,9 @@ fn gorge_basis_eval_with(hash: u32, basis: i32, q: vec2f, seed: u32) -> vec3f {
     }
     if (basis == gorge_basis_simplex) {
         return gorge_simplex_noise_with(hash, q, seed);
+    }
+    if (basis == gorge_basis_perlin) {
+        return gorge_perlin_noise_with(hash, q, seed);
     }
     return gorge_gradient_noise_with(hash, q, seed);
 }
@@ -989,6 +1112,9 @@ fn gorge_basis_eval_d2_with(hash: u32, basis: i32, q: vec2f, seed: u32) -> gorge
     }
     if (basis == gorge_basis_simplex) {
         return gorge_simplex_noise_d2_with(hash, q, seed);
+    }
+    if (basis == gorge_basis_perlin) {
+        return gorge_perlin_noise_d2_with(hash, q, seed);
     }
     return gorge_gradient_noise_d2_with(hash, q, seed);
 }
