@@ -13,9 +13,9 @@
 // Guarantees: as gradient_noise's (deterministic for a seed and policy; a point's value never
 // depends on other points; exact, continuous first and second derivatives; scalar and SIMD paths
 // agree bit for bit). |value| < 1 by the same proof (|g_c| = 1 here). Differences from
-// gradient_noise: 8 gradient directions of equal length, so the field is slightly more regular
-// (faint 45-degree structure at large scales, the usual look of Perlin noise) and its values
-// spread a little wider (typical |values| about 0.6). Hash must be an exact integer policy with
+// gradient_noise: 8 gradient directions of equal length, so the field is more regular (it can
+// show a faint 45-degree grain, the usual look of Perlin noise) and its values spread a little
+// wider (RMS 0.22 against 0.18; 99 % of |values| below 0.49). Hash must be an exact integer policy with
 // the split form and combine_bits (pcg3d_hash, prime_mix_hash, prime_xor_hash); the float
 // shadertoy_hash has no bits to pick from. The GLSL, HLSL and WGSL ports have it too
 // (gorge_perlin_noise, gorge_basis_perlin), with the program's hash word (pcg3d unless chosen).
