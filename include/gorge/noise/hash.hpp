@@ -324,9 +324,10 @@ struct prime_xor_hash : detail::split_lattice<prime_xor_hash> {
     /// axis_x(cx), axis_x(cx + 1) and axis_y(cy), axis_y(cy + 1) from one product each.
     template <class U>
     static GORGE_FORCEINLINE void axis_x_pair(U cx, std::uint32_t seed, U& first, U& second) {
-        const U product = prime_mix_hash::axis_x(cx, seed), mask = U(detail::prime_mix_seed_mask(seed));
-        first = product ^ mask;
-        second = (product + U(detail::prime_mix_x)) ^ mask;
+        prime_mix_hash::axis_x_pair(cx, seed, first, second);
+        const U mask(detail::prime_mix_seed_mask(seed));
+        first ^= mask;
+        second ^= mask;
     }
     template <class U>
     static GORGE_FORCEINLINE void axis_y_pair(U cy, std::uint32_t seed, U& first, U& second) {
@@ -458,22 +459,37 @@ GORGE_FORCEINLINE void cell_axes(U ix, U iy, std::uint32_t seed, U& ax0, U& ax1,
     axis_y_pair<Hash>(iy, seed, ay0, ay1);
 }
 
-/// The hashes of a lattice cell's four corners (0, 0), (1, 0), (0, 1) and (1, 1) into a, b, c and d,
-/// from its lower corner (ix, iy). The hash's column and row work is done once per pair of lines
-/// (cell_axes), shared by the two corners on each line. (Results go to references: returned in a
-/// struct, GCC kept them in memory in the gradient noise's derivative form, at half the speed with
-/// AVX2.)
-template <class Hash, class T>
-GORGE_FORCEINLINE void cell_corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
-                                    vec2<T>& c, vec2<T>& d) {
-    using split = hash_split<Hash>;
+/// Four values of a lattice cell's corners (0, 0), (1, 0), (0, 1) and (1, 1) into a, b, c and d,
+/// from its lower corner (ix, iy): the hash's column and row work once per pair of lines
+/// (cell_axes), shared by the two corners on each line, then Pick::at<T>(ax, ay, seed) per corner.
+/// (Results go to references: returned in a struct, GCC kept them in memory in the gradient
+/// noise's derivative form, at half the speed with AVX2.)
+template <class Hash, class Pick, class T>
+GORGE_FORCEINLINE void cell_corners_by(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
+                                       vec2<T>& c, vec2<T>& d) {
     using U = uint_t<T>;
     U ax0, ax1, ay0, ay1;
     cell_axes<Hash>(ix, iy, seed, ax0, ax1, ay0, ay1);
-    a = split::template combine<T>(ax0, ay0, seed);
-    b = split::template combine<T>(ax1, ay0, seed);
-    c = split::template combine<T>(ax0, ay1, seed);
-    d = split::template combine<T>(ax1, ay1, seed);
+    a = Pick::template at<T>(ax0, ay0, seed);
+    b = Pick::template at<T>(ax1, ay0, seed);
+    c = Pick::template at<T>(ax0, ay1, seed);
+    d = Pick::template at<T>(ax1, ay1, seed);
+}
+
+/// The hash's own 2-vector of a lattice point from its split axes (its combine).
+template <class Hash>
+struct hash_combine_pick {
+    template <class T>
+    static GORGE_FORCEINLINE vec2<T> at(uint_t<T> ax, uint_t<T> ay, std::uint32_t seed) {
+        return hash_split<Hash>::template combine<T>(ax, ay, seed);
+    }
+};
+
+/// The hashes of a lattice cell's four corners (see cell_corners_by).
+template <class Hash, class T>
+GORGE_FORCEINLINE void cell_corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
+                                    vec2<T>& c, vec2<T>& d) {
+    cell_corners_by<Hash, hash_combine_pick<Hash>, T>(ix, iy, seed, a, b, c, d);
 }
 }  // namespace detail
 

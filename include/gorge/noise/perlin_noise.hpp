@@ -66,16 +66,16 @@ struct direction_index<prime_xor_hash> {
     }
 };
 
-/// Corner gradients from the direction table (see gradient_locate): the hash's column and row
-/// work once per pair of lattice lines (cell_axes), then the word's top bits and one table pick per
-/// corner.
+/// Corner gradients from the direction table (see gradient_locate): cell_corners_by with the
+/// word's top bits and one table pick per corner.
 template <class Hash>
 struct table_gradients {
     static_assert(has_combine_bits<Hash>::value,
                   "gorge::perlin_noise needs an exact integer hash policy with combine_bits "
                   "(pcg3d_hash, prime_mix_hash or prime_xor_hash)");
+    /// The table direction of the lattice point with split axes ax, ay.
     template <class T>
-    static GORGE_FORCEINLINE vec2<T> pick(uint_t<T> ax, uint_t<T> ay, std::uint32_t seed) {
+    static GORGE_FORCEINLINE vec2<T> at(uint_t<T> ax, uint_t<T> ay, std::uint32_t seed) {
         using ops = value_ops<T>;
         using S = scalar_t<T>;
         const uint_t<T> k = direction_index<Hash>::get(ax, ay, seed);
@@ -84,13 +84,7 @@ struct table_gradients {
     template <class T>
     static GORGE_FORCEINLINE void corners(uint_t<T> ix, uint_t<T> iy, std::uint32_t seed, vec2<T>& a, vec2<T>& b,
                                           vec2<T>& c, vec2<T>& d) {
-        using U = uint_t<T>;
-        U ax0, ax1, ay0, ay1;
-        cell_axes<Hash>(ix, iy, seed, ax0, ax1, ay0, ay1);
-        a = pick<T>(ax0, ay0, seed);
-        b = pick<T>(ax1, ay0, seed);
-        c = pick<T>(ax0, ay1, seed);
-        d = pick<T>(ax1, ay1, seed);
+        cell_corners_by<Hash, table_gradients, T>(ix, iy, seed, a, b, c, d);
     }
 };
 }  // namespace detail
