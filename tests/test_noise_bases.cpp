@@ -1,4 +1,4 @@
-// Base noises (gradient, value, simplex): first and second derivatives against central finite
+// Base noises (gradient, value, simplex; perlin's own checks are in test_perlin.cpp): first and second derivatives against central finite
 // differences (double), documented ranges, continuity across lattice and simplex edges, lattice
 // values derived from the hash, seeds, and float/double agreement.
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <gorge/noise/field.hpp>
 #include <gorge/noise/island.hpp>
 #include <gorge/noise/gradient_noise.hpp>
+#include <gorge/noise/perlin_noise.hpp>
 #include <gorge/noise/simplex.hpp>
 #include <gorge/noise/value_noise.hpp>
 
@@ -224,14 +225,16 @@ TEST_CASE("base noises agree in float and double", "[noise][bases][types]") {
 
 namespace {
 
-/// Checks that Basis evaluates exactly value(q, seed) and value_d2(q, seed) of its noise.
-template <class Basis, class T, class Noise, class NoiseD2>
-void check_basis_forwards(Noise noise, NoiseD2 noise_d2) {
+/// Checks that Basis evaluates exactly noise(q, seed), noise_value(q, seed) and
+/// noise_d2(q, seed) of its noise.
+template <class Basis, class T, class Noise, class NoiseValue, class NoiseD2>
+void check_basis_forwards(Noise noise, NoiseValue noise_value, NoiseD2 noise_d2) {
     STATIC_REQUIRE(Basis::bound == 1.0);
     for (int i = 0; i < 64; ++i) {
         const glm::vec<2, T> q(T(-7.3 + 0.37 * i), T(5.1 - 0.29 * i));
         const std::uint32_t seed = std::uint32_t(i) * 2654435761u;
         CHECK(Basis::template eval<T>(q, seed) == noise(q, seed));
+        CHECK(Basis::template eval_value<T>(q, seed) == noise_value(q, seed));
         const gorge::noise_d2<T> got = Basis::template eval_d2<T>(q, seed), want = noise_d2(q, seed);
         CHECK(got.value == want.value);
         CHECK(got.gradient == want.gradient);
@@ -246,18 +249,21 @@ void check_shipped_bases() {
     using V2 = glm::vec<2, T>;
     check_basis_forwards<gorge::gradient_basis<Hash>, T>(
         [](V2 q, std::uint32_t s) { return gorge::gradient_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::gradient_noise_value<Hash>(q, s); },
         [](V2 q, std::uint32_t s) { return gorge::gradient_noise_d2<Hash>(q, s); });
     check_basis_forwards<gorge::value_basis<Hash>, T>(
         [](V2 q, std::uint32_t s) { return gorge::value_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::value_noise_value<Hash>(q, s); },
         [](V2 q, std::uint32_t s) { return gorge::value_noise_d2<Hash>(q, s); });
     check_basis_forwards<gorge::simplex_basis<Hash>, T>(
         [](V2 q, std::uint32_t s) { return gorge::simplex_noise<Hash>(q, s); },
+        [](V2 q, std::uint32_t s) { return gorge::simplex_noise_value<Hash>(q, s); },
         [](V2 q, std::uint32_t s) { return gorge::simplex_noise_d2<Hash>(q, s); });
 }
 
 }  // namespace
 
-TEST_CASE("the three bases are noise_basis of their noise", "[noise][bases]") {
+TEST_CASE("the shipped bases are noise_basis of their noise", "[noise][bases]") {
     using gorge::noise_basis;
     STATIC_REQUIRE(std::is_same<gorge::gradient_basis<>, noise_basis<gorge::detail::gradient_noise_forms>>::value);
     STATIC_REQUIRE(std::is_same<gorge::value_basis<gorge::shadertoy_hash>,
@@ -266,4 +272,15 @@ TEST_CASE("the three bases are noise_basis of their noise", "[noise][bases]") {
     check_shipped_bases<gorge::pcg3d_hash, double>();
     check_shipped_bases<gorge::pcg3d_hash, float>();
     check_shipped_bases<gorge::shadertoy_hash, float>();
+    // Perlin noise takes exact hashes only, prime_xor by default.
+    STATIC_REQUIRE(std::is_same<gorge::perlin_basis<>,
+                                noise_basis<gorge::detail::perlin_noise_forms, gorge::prime_xor_hash>>::value);
+    check_basis_forwards<gorge::perlin_basis<>, float>(
+        [](glm::vec2 q, std::uint32_t s) { return gorge::perlin_noise(q, s); },
+        [](glm::vec2 q, std::uint32_t s) { return gorge::perlin_noise_value(q, s); },
+        [](glm::vec2 q, std::uint32_t s) { return gorge::perlin_noise_d2(q, s); });
+    check_basis_forwards<gorge::perlin_basis<gorge::pcg3d_hash>, double>(
+        [](glm::dvec2 q, std::uint32_t s) { return gorge::perlin_noise<gorge::pcg3d_hash>(q, s); },
+        [](glm::dvec2 q, std::uint32_t s) { return gorge::perlin_noise_value<gorge::pcg3d_hash>(q, s); },
+        [](glm::dvec2 q, std::uint32_t s) { return gorge::perlin_noise_d2<gorge::pcg3d_hash>(q, s); });
 }

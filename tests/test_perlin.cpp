@@ -1,8 +1,9 @@
 // Perlin noise (table gradients): corner gradients derived independently from the hash policies'
 // full hashes, the direction table against cos/sin, derivatives and Hessians against finite
-// differences, range, the spread of the directions over the lattice, float/double agreement, the
-// basis, and every batch width's table look-up against the scalar noise bit for bit (built without
-// FMA contraction, so batch and scalar round alike).
+// differences, range, the spread of the directions over the lattice, float/double agreement, and
+// every batch width's table look-up against the scalar noise bit for bit (built without FMA
+// contraction, so batch and scalar round alike). perlin_basis is checked with the other bases in
+// test_noise_bases.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "support/catch.hpp"
 #include "support/gradient_check.hpp"
+#include "support/simd_arches.hpp"
 
 namespace {
 
@@ -211,34 +213,8 @@ TEST_CASE("perlin: float and double agree", "[noise][perlin][types]") {
     CHECK(worst < 1e-5);
 }
 
-TEST_CASE("perlin: perlin_basis is noise_basis of perlin noise, prime_xor by default", "[noise][perlin]") {
-    STATIC_REQUIRE(std::is_same<gorge::perlin_basis<>,
-                                gorge::noise_basis<gorge::detail::perlin_noise_forms, gorge::prime_xor_hash>>::value);
-    STATIC_REQUIRE(gorge::perlin_basis<>::bound == 1.0);
-    for (int i = 0; i < 64; ++i) {
-        const glm::vec2 q(-7.3f + 0.37f * float(i), 5.1f - 0.29f * float(i));
-        const std::uint32_t seed = std::uint32_t(i) * 2654435761u;
-        CHECK(gorge::perlin_basis<>::eval<float>(q, seed) == gorge::perlin_noise(q, seed));
-        CHECK(gorge::perlin_basis<>::eval_value<float>(q, seed) == gorge::perlin_noise_value(q, seed));
-        const auto got = gorge::perlin_basis<gorge::pcg3d_hash>::eval_d2<float>(q, seed);
-        const auto want = gorge::perlin_noise_d2<gorge::pcg3d_hash>(q, seed);
-        CHECK(got.value == want.value);
-        CHECK(got.gradient == want.gradient);
-        CHECK(got.dxx == want.dxx);
-        CHECK(got.dxy == want.dxy);
-        CHECK(got.dyy == want.dyy);
-    }
-}
-
 #if GORGE_HAS_XSIMD
 TEST_CASE("perlin: batches of every width pick the same directions as scalars", "[noise][perlin][simd]") {
-    batch_runner runner;
-    runner.run<xsimd::default_arch>();
-#if XSIMD_WITH_AVX2
-    if (!std::is_same<xsimd::default_arch, xsimd::avx2>::value) runner.run<xsimd::avx2>();
-#endif
-#if XSIMD_WITH_SSE2
-    if (!std::is_same<xsimd::default_arch, xsimd::sse2>::value) runner.run<xsimd::sse2>();
-#endif
+    gorge_test::for_each_arch(batch_runner{});
 }
 #endif

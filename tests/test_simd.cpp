@@ -17,6 +17,7 @@
 #include "support/catch.hpp"
 #include "support/csv.hpp"
 #include "support/reference.hpp"
+#include "support/simd_arches.hpp"
 
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/filter/erosion_filter.hpp>
@@ -64,17 +65,7 @@ struct worst {
 
 namespace {
 
-/// Runs f.template operator()<A>() for every architecture this translation unit targets.
-template <class F>
-void for_each_arch(F&& f) {
-    f.template run<xsimd::default_arch>();
-#if XSIMD_WITH_AVX2
-    if (!std::is_same<xsimd::default_arch, xsimd::avx2>::value) f.template run<xsimd::avx2>();
-#endif
-#if XSIMD_WITH_SSE2
-    if (!std::is_same<xsimd::default_arch, xsimd::sse2>::value) f.template run<xsimd::sse2>();
-#endif
-}
+using gorge_test::for_each_arch;
 
 template <class B>
 using scalar_of = gorge::detail::scalar_t<B>;
