@@ -513,6 +513,14 @@ inline double fractal_gradient_tolerance(double frequency, int octaves, double l
     return value_tolerance * std::max(1.0, frequency * std::pow(lacunarity, octaves - 1));
 }
 
+/// Adds a row of the point layout the kind_basis and kind_noise rows share: the point q, its seed
+/// and the basis id.
+inline void add_basis_point_row(batch& b, row_kind kind, std::size_t g, std::size_t where, glm::vec2 q,
+                                std::uint32_t seed, std::uint32_t basis) {
+    std::uint32_t* w = b.add_row(kind, g, where);
+    w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis;
+}
+
 /// Perlin noise's value and gradient form (kind_noise: the port's gorge_basis_eval; its d2 form
 /// runs with the other bases) at 128 points over many cells, and both forms at lattice points,
 /// where the value must be exactly 0 and the gradient the table direction of the hash word's top 3
@@ -524,8 +532,7 @@ void fill_perlin_rows(batch& b, group_table& groups) {
     for (int i = 0; i < field_points; ++i) {
         const glm::vec2 q = r2_point(i, -40.0f, 40.0f);
         const std::uint32_t seed = field_seed(i);
-        std::uint32_t* w = b.add_row(kind_noise, g, std::size_t(i));
-        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        add_basis_point_row(b, kind_noise, g, std::size_t(i), q, seed, basis_perlin);
         const glm::vec3 n = gorge::perlin_noise<Hash>(q, seed);
         b.cpu.back() = {n.x, n.y, n.z};
     }
@@ -550,11 +557,9 @@ void fill_perlin_rows(batch& b, group_table& groups) {
             throw std::runtime_error("C++ perlin noise (" + b.hash + ") at lattice point (" + std::to_string(c.x) +
                                      ", " + std::to_string(c.y) + ") is not 0 with table direction " +
                                      std::to_string(k));
-        std::uint32_t* w = b.add_row(kind_noise, g, i);
-        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        add_basis_point_row(b, kind_noise, g, i, q, seed, basis_perlin);
         b.cpu.back() = {n.x, n.y, n.z};
-        w = b.add_row(kind_basis, g, i);
-        w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis_perlin;
+        add_basis_point_row(b, kind_basis, g, i, q, seed, basis_perlin);
         b.cpu.back() = {d.value, d.gradient.x, d.gradient.y, d.dxx, d.dxy, d.dyy};
     }
     if (std::find(std::begin(seen), std::end(seen), false) != std::end(seen))
@@ -580,8 +585,7 @@ inline void fill_noise_field_rows(batch& b, group_table& groups) {
             for (int i = 0; i < field_points; ++i) {
                 const glm::vec2 q = r2_point(i, -6.0f, 6.0f);
                 const std::uint32_t seed = field_seed(i);
-                std::uint32_t* w = b.add_row(kind_basis, g, std::size_t(i));
-                w[1] = bits_of(q.x), w[2] = bits_of(q.y), w[3] = seed, w[4] = basis;
+                add_basis_point_row(b, kind_basis, g, std::size_t(i), q, seed, basis);
                 const gorge::noise_d2<float> n =
                     with_basis<Hash>(basis, [&](auto B) { return decltype(B)::template eval_d2<float>(q, seed); });
                 b.cpu.back() = {n.value, n.gradient.x, n.gradient.y, n.dxx, n.dxy, n.dyy};
