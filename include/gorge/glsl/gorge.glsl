@@ -392,26 +392,41 @@ gorge_detail_corner_hashes gorge_detail_cell_corners(uvec2 c, uint seed) {
     return h;
 }
 
+// u'(f) = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1), the derivative of the quintic fade.
+vec2 gorge_detail_quintic_du(vec2 f) {
+    vec2 t = f * f - f;
+    return 30.0 * t * t;
+}
+
+// A cell's ramps blended by the fade u (as gradient_cell_blend_ramps does): (value, d value / d u.x,
+// d value / d u.y), value = lerp(lerp(va, vb, u.x), lerp(vc, vd, u.x), u.y), each lerp a + t (b - a).
+vec3 gorge_detail_blend_ramps(float va, float vb, float vc, float vd, vec2 u) {
+    float bottom = va + u.x * (vb - va);
+    float top = vc + u.x * (vd - vc);
+    return vec3(bottom + u.y * (top - bottom), (vb - va) + u.y * ((vd - vc) - (vb - va)), top - bottom);
+}
+
+// A cell's corner gradients blended by the fade u (as gradient_cell_blend_gradients does).
+vec2 gorge_detail_blend_gradients(gorge_detail_corner_hashes h, vec2 u) {
+    vec2 bottom = h.a + u.x * (h.b - h.a);
+    vec2 top = h.c + u.x * (h.d - h.c);
+    return bottom + u.y * (top - bottom);
+}
+
 // A gradient noise at the position f in its lattice cell, from the cell's corner gradients h (as
 // gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
 // where h comes from.
 vec3 gorge_detail_gradient_noise_of(vec2 f, gorge_detail_corner_hashes h) {
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
+    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative.
     vec2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    vec2 du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
+    vec2 du = gorge_detail_quintic_du(f);
 
-    vec2 ga = h.a, gb = h.b, gc = h.c, gd = h.d;
-
-    float va = dot(ga, f);
-    float vb = dot(gb, f - vec2(1.0, 0.0));
-    float vc = dot(gc, f - vec2(0.0, 1.0));
-    float vd = dot(gd, f - vec2(1.0, 1.0));
-    float k = va - vb - vc + vd;
-
-    float value = va + u.x * (vb - va) + u.y * (vc - va) + u.x * u.y * k;
-    vec2 grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
-                du * vec2(u.y * k + vb - va, u.x * k + vc - va);
-    return vec3(value, grad);
+    float va = dot(h.a, f);
+    float vb = dot(h.b, f - vec2(1.0, 0.0));
+    float vc = dot(h.c, f - vec2(0.0, 1.0));
+    float vd = dot(h.d, f - vec2(1.0, 1.0));
+    vec3 r = gorge_detail_blend_ramps(va, vb, vc, vd, u);
+    return vec3(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
 }
 
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
@@ -707,7 +722,7 @@ struct gorge_detail_quintic_fade {
 
 gorge_detail_quintic_fade gorge_detail_quintic(vec2 f) {
     return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0),
-                                     30.0 * f * f * (f * (f - 2.0) + 1.0),
+                                     gorge_detail_quintic_du(f),
                                      60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
 }
 
@@ -724,9 +739,11 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(vec2 f, gorge_detail_corner_has
     float a = vb - va, b = vc - va, k = va - vb - vc + vd;
     vec2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
 
+    vec3 r = gorge_detail_blend_ramps(va, vb, vc, vd, w.u);
+
     gorge_noise_d2 n;
-    n.value = va + w.u.x * a + w.u.y * b + w.u.x * w.u.y * k;
-    n.gradient = ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk + w.du * vec2(w.u.y * k + a, w.u.x * k + b);
+    n.value = r.x;
+    n.gradient = gorge_detail_blend_gradients(h, w.u) + w.du * r.yz;
     n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
     n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;

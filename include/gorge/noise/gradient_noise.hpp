@@ -19,6 +19,12 @@
 // to (1 - u(fx)) fx + u(fx) (1 - fx) <= 1/2 (maximum at fx = 1/2), likewise y. Typical |values|
 // stay below about 0.5.
 //
+// Evaluation: the blend is written as three lerps a + t (b - a) (bilinear in the fades), for the
+// ramps and for the corner gradients, and the fade's derivative as 30 (f (f - 1))^2. That is the
+// same polynomial as the spec's va + ux (vb - va) + uy (vc - va) + ux uy k and 30 f^2 (f (f - 2) + 1),
+// in fewer operations (the noise is bound by floating-point throughput); results differ from
+// those forms by rounding only. Every port (GLSL, HLSL, WGSL) uses the same forms.
+//
 // Second derivatives: gradient_noise_d2() also returns the Hessian, which the derivative-damped
 // fBm of gorge/noise/fractal.hpp needs for an exact gradient. Basis policies (gradient_basis here,
 // value_basis and simplex_basis in their headers) give the fractals one interface to any noise.
@@ -115,7 +121,9 @@ template <class T>
 GORGE_FORCEINLINE quintic_fade<T> quintic(vec2<T> f) {
     quintic_fade<T> q;
     q.u = quintic_u(f);
-    q.du = T(30) * f * f * (f * (f - T(2)) + T(1));
+    // u' = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1): three operations.
+    const vec2<T> t = f * f - f;
+    q.du = T(30) * t * t;
     // u'' = 60 f (f - 1)(2f - 1) = 60 (2f^3 - 3f^2 + f), zero at both lattice lines (C2 noise).
     q.ddu = T(60) * f * (f * (T(2) * f - T(3)) + T(1));
     return q;
@@ -161,29 +169,43 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     c.vd = detail::dot(c.gd, c.f - V2(T(1), T(1)));
     return c;
 }
-/// The noise value of a cell: va + ux (vb - va) + uy (vc - va) + ux uy k, k = va - vb - vc + vd.
+/// A cell's ramps blended by the fade, value = lerp(lerp(va, vb, ux), lerp(vc, vd, ux), uy) with
+/// each lerp written a + t (b - a), and the value's partial derivatives by ux and uy, which reuse
+/// the lerps' differences. The value-only form uses .value alone, with the same operations.
 template <class T>
-GORGE_FORCEINLINE T gradient_cell_value(const gradient_cell<T>& c) {
-    const T k = c.va - c.vb - c.vc + c.vd;
-    return c.va + c.u.x * (c.vb - c.va) + c.u.y * (c.vc - c.va) + c.u.x * c.u.y * k;
+struct gradient_cell_ramps {
+    T value;
+    vec2<T> by_u;  ///< (d value / d ux, d value / d uy)
+};
+template <class T>
+GORGE_FORCEINLINE gradient_cell_ramps<T> gradient_cell_blend_ramps(const gradient_cell<T>& c) {
+    const T bottom = c.va + c.u.x * (c.vb - c.va);
+    const T top = c.vc + c.u.x * (c.vd - c.vc);
+    return {bottom + c.u.y * (top - bottom), vec2<T>((c.vb - c.va) + c.u.y * ((c.vd - c.vc) - (c.vb - c.va)), top - bottom)};
+}
+
+/// A cell's corner gradients blended by the fade, lerp(lerp(ga, gb, ux), lerp(gc, gd, ux), uy): the
+/// part of the noise's gradient that does not come from the fade's derivative.
+template <class T>
+GORGE_FORCEINLINE vec2<T> gradient_cell_blend_gradients(const gradient_cell<T>& c) {
+    const vec2<T> bottom = c.ga + c.u.x * (c.gb - c.ga);
+    const vec2<T> top = c.gc + c.u.x * (c.gd - c.gc);
+    return bottom + c.u.y * (top - bottom);
 }
 
 /// The three forms of a gradient noise whose corner gradients come from Corners: value and
 /// gradient; value alone (the same operations without the gradient's, so equal bit for bit);
-/// value, gradient and Hessian.
+/// value, gradient and Hessian. The gradient is blend(g) + u'(f) * (d value / d u).
 template <class Corners, class T>
 GORGE_FORCEINLINE glm::vec<3, T> gradient_noise_of(vec2<T> q, std::uint32_t seed) {
-    using V2 = vec2<T>;
     const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
-    const V2 du = quintic(c.f).du;
-    const T k = c.va - c.vb - c.vc + c.vd;
-    const V2 grad = c.ga + c.u.x * (c.gb - c.ga) + c.u.y * (c.gc - c.ga) + c.u.x * c.u.y * (c.ga - c.gb - c.gc + c.gd) +
-                    du * V2(c.u.y * k + c.vb - c.va, c.u.x * k + c.vc - c.va);
-    return {gradient_cell_value(c), grad.x, grad.y};
+    const gradient_cell_ramps<T> r = gradient_cell_blend_ramps(c);
+    const vec2<T> grad = gradient_cell_blend_gradients(c) + quintic(c.f).du * r.by_u;
+    return {r.value, grad.x, grad.y};
 }
 template <class Corners, class T>
 GORGE_FORCEINLINE T gradient_noise_value_of(vec2<T> q, std::uint32_t seed) {
-    return gradient_cell_value(gradient_locate<Corners>(q, seed));
+    return gradient_cell_blend_ramps(gradient_locate<Corners>(q, seed)).value;
 }
 }  // namespace detail
 
@@ -304,14 +326,14 @@ GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2_of(vec2<T> q, std::uint32_t seed
     const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
     const quintic_fade<T> w = quintic(c.f);
     // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients gA, gB, gk). Value
-    // and gradient are written exactly as in gradient_noise(), so the two forms agree bit for bit.
+    // and gradient come from the same operations as gradient_noise_of's, so they agree bit for bit.
     const T a = c.vb - c.va, b = c.vc - c.va, k = c.va - c.vb - c.vc + c.vd;
     const V2 ga_ = c.gb - c.ga, gb_ = c.gc - c.ga, gk = c.ga - c.gb - c.gc + c.gd;
+    const gradient_cell_ramps<T> r = gradient_cell_blend_ramps(c);
 
     noise_d2<T> n;
-    n.value = gradient_cell_value(c);
-    n.gradient = c.ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk +
-                 w.du * V2(w.u.y * k + c.vb - c.va, w.u.x * k + c.vc - c.va);
+    n.value = r.value;
+    n.gradient = gradient_cell_blend_gradients(c) + w.du * r.by_u;
     n.dxx = T(2) * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
     n.dyy = T(2) * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;

@@ -486,29 +486,41 @@ fn gorge_detail_cell_corners(hash: u32, c: vec2u, seed: u32) -> gorge_detail_cor
     return h;
 }
 
+// u'(f) = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1), the derivative of the quintic fade.
+fn gorge_detail_quintic_du(f: vec2f) -> vec2f {
+    let t = f * f - f;
+    return 30.0 * t * t;
+}
+
+// A cell's ramps blended by the fade u (as gradient_cell_blend_ramps does): (value, d value / d u.x,
+// d value / d u.y), value = lerp(lerp(va, vb, u.x), lerp(vc, vd, u.x), u.y), each lerp a + t (b - a).
+fn gorge_detail_blend_ramps(va: f32, vb: f32, vc: f32, vd: f32, u: vec2f) -> vec3f {
+    let bottom = va + u.x * (vb - va);
+    let top = vc + u.x * (vd - vc);
+    return vec3f(bottom + u.y * (top - bottom), (vb - va) + u.y * ((vd - vc) - (vb - va)), top - bottom);
+}
+
+// A cell's corner gradients blended by the fade u (as gradient_cell_blend_gradients does).
+fn gorge_detail_blend_gradients(h: gorge_detail_corner_hashes, u: vec2f) -> vec2f {
+    let bottom = h.a + u.x * (h.b - h.a);
+    let top = h.c + u.x * (h.d - h.c);
+    return bottom + u.y * (top - bottom);
+}
+
 // A gradient noise at the position f in its lattice cell, from the cell's corner gradients h (as
 // gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
 // where h comes from.
 fn gorge_detail_gradient_noise_of(f: vec2f, h: gorge_detail_corner_hashes) -> vec3f {
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative 30f^2 (f - 1)^2.
+    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative.
     let u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    let du = 30.0 * f * f * (f * (f - 2.0) + 1.0);
+    let du = gorge_detail_quintic_du(f);
 
-    let ga = h.a;
-    let gb = h.b;
-    let gc = h.c;
-    let gd = h.d;
-
-    let va = dot(ga, f);
-    let vb = dot(gb, f - vec2f(1.0, 0.0));
-    let vc = dot(gc, f - vec2f(0.0, 1.0));
-    let vd = dot(gd, f - vec2f(1.0, 1.0));
-    let k = va - vb - vc + vd;
-
-    let value = va + u.x * (vb - va) + u.y * (vc - va) + u.x * u.y * k;
-    let grad = ga + u.x * (gb - ga) + u.y * (gc - ga) + u.x * u.y * (ga - gb - gc + gd) +
-               du * vec2f(u.y * k + vb - va, u.x * k + vc - va);
-    return vec3f(value, grad);
+    let va = dot(h.a, f);
+    let vb = dot(h.b, f - vec2f(1.0, 0.0));
+    let vc = dot(h.c, f - vec2f(0.0, 1.0));
+    let vd = dot(h.d, f - vec2f(1.0, 1.0));
+    let r = gorge_detail_blend_ramps(va, vb, vc, vd, u);
+    return vec3f(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
 }
 
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
@@ -845,7 +857,7 @@ struct gorge_detail_quintic_fade {
 
 fn gorge_detail_quintic(f: vec2f) -> gorge_detail_quintic_fade {
     return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0),
-                                     30.0 * f * f * (f * (f - 2.0) + 1.0),
+                                     gorge_detail_quintic_du(f),
                                      60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
 }
 
@@ -869,9 +881,11 @@ fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) ->
     let gb_ = gc - ga;
     let gk = ga - gb - gc + gd;
 
+    let r = gorge_detail_blend_ramps(va, vb, vc, vd, w.u);
+
     var n: gorge_noise_d2;
-    n.value = va + w.u.x * a + w.u.y * b + w.u.x * w.u.y * k;
-    n.gradient = ga + w.u.x * ga_ + w.u.y * gb_ + w.u.x * w.u.y * gk + w.du * vec2f(w.u.y * k + a, w.u.x * k + b);
+    n.value = r.x;
+    n.gradient = gorge_detail_blend_gradients(h, w.u) + w.du * r.yz;
     n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
     n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
