@@ -405,9 +405,10 @@ float2 gorge_detail_quintic_du(float2 f) {
     return 30.0 * t * t;
 }
 
-// A cell's ramps blended by the fade u (as gradient_cell_blend_ramps does): (value, d value / d u.x,
+// Four corner quantities blended by the fade u (as blend_by_fade does): (value, d value / d u.x,
 // d value / d u.y), value = lerp(lerp(va, vb, u.x), lerp(vc, vd, u.x), u.y), each lerp a + t (b - a).
-float3 gorge_detail_blend_ramps(float va, float vb, float vc, float vd, float2 u) {
+// Gradient noise blends its ramps, value noise its corner values.
+float3 gorge_detail_blend_by_fade(float va, float vb, float vc, float vd, float2 u) {
     float bottom = va + u.x * (vb - va);
     float top = vc + u.x * (vd - vc);
     return float3(bottom + u.y * (top - bottom), (vb - va) + u.y * ((vd - vc) - (vb - va)), top - bottom);
@@ -432,7 +433,7 @@ float3 gorge_detail_gradient_noise_of(float2 f, gorge_detail_corner_hashes h) {
     float vb = dot(h.b, f - float2(1.0, 0.0));
     float vc = dot(h.c, f - float2(0.0, 1.0));
     float vd = dot(h.d, f - float2(1.0, 1.0));
-    float3 r = gorge_detail_blend_ramps(va, vb, vc, vd, u);
+    float3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, u);
     return float3(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
 }
 
@@ -761,7 +762,7 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(float2 f, gorge_detail_corner_h
     float a = vb - va, b = vc - va, k = va - vb - vc + vd;
     float2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
 
-    float3 r = gorge_detail_blend_ramps(va, vb, vc, vd, w.u);
+    float3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
 
     gorge_noise_d2 n;
     n.value = r.x;
@@ -789,14 +790,14 @@ gorge_noise_d2 gorge_value_noise_d2(float2 q, uint seed) {
 
     gorge_detail_corner_hashes h = gorge_detail_cell_corners(c, seed);
     float a = h.a.x, b = h.b.x, cc = h.c.x, d = h.d.x;
-    float k = a - b - cc + d;
+    float3 r = gorge_detail_blend_by_fade(a, b, cc, d, w.u);
 
     gorge_noise_d2 n;
-    n.value = a + w.u.x * (b - a) + w.u.y * (cc - a) + w.u.x * w.u.y * k;
-    n.gradient = float2(w.du.x * (b - a + w.u.y * k), w.du.y * (cc - a + w.u.x * k));
-    n.dxx = w.ddu.x * (b - a + w.u.y * k);
-    n.dyy = w.ddu.y * (cc - a + w.u.x * k);
-    n.dxy = w.du.x * w.du.y * k;
+    n.value = r.x;
+    n.gradient = w.du * r.yz;
+    n.dxx = w.ddu.x * r.y;
+    n.dyy = w.ddu.y * r.z;
+    n.dxy = w.du.x * w.du.y * (a - b - cc + d);
     return n;
 }
 

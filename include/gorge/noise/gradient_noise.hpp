@@ -169,19 +169,20 @@ GORGE_FORCEINLINE gradient_cell<T> gradient_locate(vec2<T> q, std::uint32_t seed
     c.vd = detail::dot(c.gd, c.f - V2(T(1), T(1)));
     return c;
 }
-/// A cell's ramps blended by the fade, value = lerp(lerp(va, vb, ux), lerp(vc, vd, ux), uy) with
-/// each lerp written a + t (b - a), and the value's partial derivatives by ux and uy, which reuse
-/// the lerps' differences. The value-only form uses .value alone, with the same operations.
+/// Four corner quantities a (0, 0), b (1, 0), c (0, 1), d (1, 1) blended by the fade u, value =
+/// lerp(lerp(a, b, ux), lerp(c, d, ux), uy) with each lerp written a + t (b - a), and the value's
+/// partial derivatives by ux and uy, which reuse the lerps' differences. Gradient noise blends its
+/// ramps, value noise its corner values; the value-only forms use .value alone (same operations).
 template <class T>
-struct gradient_cell_ramps {
+struct fade_blend {
     T value;
     vec2<T> by_u;  ///< (d value / d ux, d value / d uy)
 };
 template <class T>
-GORGE_FORCEINLINE gradient_cell_ramps<T> gradient_cell_blend_ramps(const gradient_cell<T>& c) {
-    const T bottom = c.va + c.u.x * (c.vb - c.va);
-    const T top = c.vc + c.u.x * (c.vd - c.vc);
-    return {bottom + c.u.y * (top - bottom), vec2<T>((c.vb - c.va) + c.u.y * ((c.vd - c.vc) - (c.vb - c.va)), top - bottom)};
+GORGE_FORCEINLINE fade_blend<T> blend_by_fade(T a, T b, T c, T d, vec2<T> u) {
+    const T bottom = a + u.x * (b - a);
+    const T top = c + u.x * (d - c);
+    return {bottom + u.y * (top - bottom), vec2<T>((b - a) + u.y * ((d - c) - (b - a)), top - bottom)};
 }
 
 /// A cell's corner gradients blended by the fade, lerp(lerp(ga, gb, ux), lerp(gc, gd, ux), uy): the
@@ -199,13 +200,14 @@ GORGE_FORCEINLINE vec2<T> gradient_cell_blend_gradients(const gradient_cell<T>& 
 template <class Corners, class T>
 GORGE_FORCEINLINE glm::vec<3, T> gradient_noise_of(vec2<T> q, std::uint32_t seed) {
     const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
-    const gradient_cell_ramps<T> r = gradient_cell_blend_ramps(c);
+    const fade_blend<T> r = blend_by_fade(c.va, c.vb, c.vc, c.vd, c.u);
     const vec2<T> grad = gradient_cell_blend_gradients(c) + quintic(c.f).du * r.by_u;
     return {r.value, grad.x, grad.y};
 }
 template <class Corners, class T>
 GORGE_FORCEINLINE T gradient_noise_value_of(vec2<T> q, std::uint32_t seed) {
-    return gradient_cell_blend_ramps(gradient_locate<Corners>(q, seed)).value;
+    const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
+    return blend_by_fade(c.va, c.vb, c.vc, c.vd, c.u).value;
 }
 }  // namespace detail
 
@@ -329,7 +331,7 @@ GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2_of(vec2<T> q, std::uint32_t seed
     // and gradient come from the same operations as gradient_noise_of's, so they agree bit for bit.
     const T a = c.vb - c.va, b = c.vc - c.va, k = c.va - c.vb - c.vc + c.vd;
     const V2 ga_ = c.gb - c.ga, gb_ = c.gc - c.ga, gk = c.ga - c.gb - c.gc + c.gd;
-    const gradient_cell_ramps<T> r = gradient_cell_blend_ramps(c);
+    const fade_blend<T> r = blend_by_fade(c.va, c.vb, c.vc, c.vd, c.u);
 
     noise_d2<T> n;
     n.value = r.value;

@@ -48,30 +48,23 @@ GORGE_FORCEINLINE value_cell<T> value_locate(vec2<T> q, std::uint32_t seed) {
     cell.d = hd.x;
     return cell;
 }
-/// a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d.
-template <class T>
-GORGE_FORCEINLINE T value_cell_value(const value_cell<T>& cell, vec2<T> u) {
-    const T k = cell.a - cell.b - cell.c + cell.d;
-    return cell.a + u.x * (cell.b - cell.a) + u.y * (cell.c - cell.a) + u.x * u.y * k;
-}
 }  // namespace detail
 
-/// Quintic value noise and its Hessian at q. value = a + ux (b - a) + uy (c - a) + ux uy k with
-/// the corner values a, b, c, d and k = a - b - c + d.
+/// Quintic value noise and its Hessian at q: the corner values a, b, c, d blended by the fade u,
+/// value = a + ux (b - a) + uy (c - a) + ux uy k with k = a - b - c + d (evaluated as three lerps,
+/// detail::blend_by_fade), gradient u' * (d value / d u).
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE noise_d2<T> value_noise_d2(glm::vec<2, T> q, std::uint32_t seed = 0) {
-    using V2 = detail::vec2<T>;
     const detail::value_cell<T> cell = detail::value_locate<Hash>(q, seed);
     const detail::quintic_fade<T> w = detail::quintic(cell.f);
-    const T a = cell.a, b = cell.b, c = cell.c;
-    const T k = a - b - c + cell.d;
+    const detail::fade_blend<T> r = detail::blend_by_fade(cell.a, cell.b, cell.c, cell.d, w.u);
 
     noise_d2<T> n;
-    n.value = detail::value_cell_value(cell, w.u);
-    n.gradient = V2(w.du.x * (b - a + w.u.y * k), w.du.y * (c - a + w.u.x * k));
-    n.dxx = w.ddu.x * (b - a + w.u.y * k);
-    n.dyy = w.ddu.y * (c - a + w.u.x * k);
-    n.dxy = w.du.x * w.du.y * k;
+    n.value = r.value;
+    n.gradient = w.du * r.by_u;
+    n.dxx = w.ddu.x * r.by_u.x;
+    n.dyy = w.ddu.y * r.by_u.y;
+    n.dxy = w.du.x * w.du.y * (cell.a - cell.b - cell.c + cell.d);
     return n;
 }
 
@@ -87,7 +80,7 @@ GORGE_FORCEINLINE glm::vec<3, T> value_noise(glm::vec<2, T> q, std::uint32_t see
 template <class Hash = pcg3d_hash, class T>
 GORGE_FORCEINLINE T value_noise_value(glm::vec<2, T> q, std::uint32_t seed = 0) {
     const detail::value_cell<T> cell = detail::value_locate<Hash>(q, seed);
-    return detail::value_cell_value(cell, detail::quintic_u(cell.f));
+    return detail::blend_by_fade(cell.a, cell.b, cell.c, cell.d, detail::quintic_u(cell.f)).value;
 }
 
 namespace detail {

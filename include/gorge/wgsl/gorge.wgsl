@@ -492,9 +492,10 @@ fn gorge_detail_quintic_du(f: vec2f) -> vec2f {
     return 30.0 * t * t;
 }
 
-// A cell's ramps blended by the fade u (as gradient_cell_blend_ramps does): (value, d value / d u.x,
+// Four corner quantities blended by the fade u (as blend_by_fade does): (value, d value / d u.x,
 // d value / d u.y), value = lerp(lerp(va, vb, u.x), lerp(vc, vd, u.x), u.y), each lerp a + t (b - a).
-fn gorge_detail_blend_ramps(va: f32, vb: f32, vc: f32, vd: f32, u: vec2f) -> vec3f {
+// Gradient noise blends its ramps, value noise its corner values.
+fn gorge_detail_blend_by_fade(va: f32, vb: f32, vc: f32, vd: f32, u: vec2f) -> vec3f {
     let bottom = va + u.x * (vb - va);
     let top = vc + u.x * (vd - vc);
     return vec3f(bottom + u.y * (top - bottom), (vb - va) + u.y * ((vd - vc) - (vb - va)), top - bottom);
@@ -519,7 +520,7 @@ fn gorge_detail_gradient_noise_of(f: vec2f, h: gorge_detail_corner_hashes) -> ve
     let vb = dot(h.b, f - vec2f(1.0, 0.0));
     let vc = dot(h.c, f - vec2f(0.0, 1.0));
     let vd = dot(h.d, f - vec2f(1.0, 1.0));
-    let r = gorge_detail_blend_ramps(va, vb, vc, vd, u);
+    let r = gorge_detail_blend_by_fade(va, vb, vc, vd, u);
     return vec3f(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
 }
 
@@ -881,7 +882,7 @@ fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) ->
     let gb_ = gc - ga;
     let gk = ga - gb - gc + gd;
 
-    let r = gorge_detail_blend_ramps(va, vb, vc, vd, w.u);
+    let r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
 
     var n: gorge_noise_d2;
     n.value = r.x;
@@ -918,14 +919,14 @@ fn gorge_value_noise_d2_with(hash: u32, q: vec2f, seed: u32) -> gorge_noise_d2 {
     let b = h.b.x;
     let cc = h.c.x;
     let d = h.d.x;
-    let k = a - b - cc + d;
+    let r = gorge_detail_blend_by_fade(a, b, cc, d, w.u);
 
     var n: gorge_noise_d2;
-    n.value = a + w.u.x * (b - a) + w.u.y * (cc - a) + w.u.x * w.u.y * k;
-    n.gradient = vec2f(w.du.x * (b - a + w.u.y * k), w.du.y * (cc - a + w.u.x * k));
-    n.dxx = w.ddu.x * (b - a + w.u.y * k);
-    n.dyy = w.ddu.y * (cc - a + w.u.x * k);
-    n.dxy = w.du.x * w.du.y * k;
+    n.value = r.x;
+    n.gradient = w.du * r.yz;
+    n.dxx = w.ddu.x * r.y;
+    n.dyy = w.ddu.y * r.z;
+    n.dxy = w.du.x * w.du.y * (a - b - cc + d);
     return n;
 }
 fn gorge_value_noise_d2(q: vec2f, seed: u32) -> gorge_noise_d2 {
