@@ -1,6 +1,7 @@
-// Base noises (gradient, value, simplex; perlin's own checks are in test_perlin.cpp): first and second derivatives against central finite
-// differences (double), documented ranges, continuity across lattice and simplex edges, lattice
-// values derived from the hash, seeds, and float/double agreement.
+// Base noises (gradient, value, simplex; perlin's own checks are in test_perlin.cpp): first and
+// second derivatives against central finite differences (double), documented ranges, continuity
+// across lattice and simplex edges, lattice values derived from the hash, seeds, and float/double
+// agreement.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

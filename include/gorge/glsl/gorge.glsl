@@ -392,10 +392,18 @@ gorge_detail_corner_hashes gorge_detail_cell_corners(uvec2 c, uint seed) {
     return h;
 }
 
-// u'(f) = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1), the derivative of the quintic fade.
-vec2 gorge_detail_quintic_du(vec2 f) {
+// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+struct gorge_detail_quintic_fade {
+    vec2 u;
+    vec2 du;
+    vec2 ddu;
+};
+
+gorge_detail_quintic_fade gorge_detail_quintic(vec2 f) {
+    // u' = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1).
     vec2 t = f * f - f;
-    return 30.0 * t * t;
+    return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0), 30.0 * t * t,
+                                     60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
 }
 
 // Four corner quantities blended by the fade u (as blend_by_fade does): (value, d value / d u.x,
@@ -418,16 +426,14 @@ vec2 gorge_detail_blend_gradients(gorge_detail_corner_hashes h, vec2 u) {
 // gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
 // where h comes from.
 vec3 gorge_detail_gradient_noise_of(vec2 f, gorge_detail_corner_hashes h) {
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative.
-    vec2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    vec2 du = gorge_detail_quintic_du(f);
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
     float va = dot(h.a, f);
     float vb = dot(h.b, f - vec2(1.0, 0.0));
     float vc = dot(h.c, f - vec2(0.0, 1.0));
     float vd = dot(h.d, f - vec2(1.0, 1.0));
-    vec3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, u);
-    return vec3(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
+    vec3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
+    return vec3(r.x, gorge_detail_blend_gradients(h, w.u) + w.du * r.yz);
 }
 
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
@@ -714,19 +720,6 @@ struct gorge_noise_d2 {
     float dyy;
 };
 
-// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
-struct gorge_detail_quintic_fade {
-    vec2 u;
-    vec2 du;
-    vec2 ddu;
-};
-
-gorge_detail_quintic_fade gorge_detail_quintic(vec2 f) {
-    return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0),
-                                     gorge_detail_quintic_du(f),
-                                     60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
-}
-
 // gorge_detail_gradient_noise_of() with its Hessian (as gradient_noise_d2_of does).
 gorge_noise_d2 gorge_detail_gradient_noise_d2_of(vec2 f, gorge_detail_corner_hashes h) {
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
@@ -737,7 +730,7 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(vec2 f, gorge_detail_corner_has
     float vb = dot(gb, f - vec2(1.0, 0.0));
     float vc = dot(gc, f - vec2(0.0, 1.0));
     float vd = dot(gd, f - vec2(1.0, 1.0));
-    float a = vb - va, b = vc - va, k = va - vb - vc + vd;
+    float k = va - vb - vc + vd;
     vec2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
 
     vec3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
@@ -745,8 +738,8 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(vec2 f, gorge_detail_corner_has
     gorge_noise_d2 n;
     n.value = r.x;
     n.gradient = gorge_detail_blend_gradients(h, w.u) + w.du * r.yz;
-    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
-    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * r.y;
+    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * r.z;
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
 }

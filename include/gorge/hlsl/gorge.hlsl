@@ -399,10 +399,21 @@ gorge_detail_corner_hashes gorge_detail_cell_corners(uint2 c, uint seed) {
     return h;
 }
 
-// u'(f) = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1), the derivative of the quintic fade.
-float2 gorge_detail_quintic_du(float2 f) {
+// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+struct gorge_detail_quintic_fade {
+    float2 u;
+    float2 du;
+    float2 ddu;
+};
+
+gorge_detail_quintic_fade gorge_detail_quintic(float2 f) {
+    gorge_detail_quintic_fade w;
+    w.u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
+    // u' = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1).
     float2 t = f * f - f;
-    return 30.0 * t * t;
+    w.du = 30.0 * t * t;
+    w.ddu = 60.0 * f * (f * (2.0 * f - 3.0) + 1.0);
+    return w;
 }
 
 // Four corner quantities blended by the fade u (as blend_by_fade does): (value, d value / d u.x,
@@ -425,16 +436,14 @@ float2 gorge_detail_blend_gradients(gorge_detail_corner_hashes h, float2 u) {
 // gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
 // where h comes from.
 float3 gorge_detail_gradient_noise_of(float2 f, gorge_detail_corner_hashes h) {
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative.
-    float2 u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    float2 du = gorge_detail_quintic_du(f);
+    gorge_detail_quintic_fade w = gorge_detail_quintic(f);
 
     float va = dot(h.a, f);
     float vb = dot(h.b, f - float2(1.0, 0.0));
     float vc = dot(h.c, f - float2(0.0, 1.0));
     float vd = dot(h.d, f - float2(1.0, 1.0));
-    float3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, u);
-    return float3(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
+    float3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
+    return float3(r.x, gorge_detail_blend_gradients(h, w.u) + w.du * r.yz);
 }
 
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
@@ -734,21 +743,6 @@ struct gorge_noise_d2 {
     float dyy;
 };
 
-// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
-struct gorge_detail_quintic_fade {
-    float2 u;
-    float2 du;
-    float2 ddu;
-};
-
-gorge_detail_quintic_fade gorge_detail_quintic(float2 f) {
-    gorge_detail_quintic_fade w;
-    w.u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    w.du = gorge_detail_quintic_du(f);
-    w.ddu = 60.0 * f * (f * (2.0 * f - 3.0) + 1.0);
-    return w;
-}
-
 // gorge_detail_gradient_noise_of() with its Hessian (as gradient_noise_d2_of does).
 gorge_noise_d2 gorge_detail_gradient_noise_d2_of(float2 f, gorge_detail_corner_hashes h) {
     gorge_detail_quintic_fade w = gorge_detail_quintic(f);
@@ -759,7 +753,7 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(float2 f, gorge_detail_corner_h
     float vb = dot(gb, f - float2(1.0, 0.0));
     float vc = dot(gc, f - float2(0.0, 1.0));
     float vd = dot(gd, f - float2(1.0, 1.0));
-    float a = vb - va, b = vc - va, k = va - vb - vc + vd;
+    float k = va - vb - vc + vd;
     float2 ga_ = gb - ga, gb_ = gc - ga, gk = ga - gb - gc + gd;
 
     float3 r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
@@ -767,8 +761,8 @@ gorge_noise_d2 gorge_detail_gradient_noise_d2_of(float2 f, gorge_detail_corner_h
     gorge_noise_d2 n;
     n.value = r.x;
     n.gradient = gorge_detail_blend_gradients(h, w.u) + w.du * r.yz;
-    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
-    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * r.y;
+    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * r.z;
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
 }

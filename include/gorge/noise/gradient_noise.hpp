@@ -327,17 +327,18 @@ GORGE_FORCEINLINE noise_d2<T> gradient_noise_d2_of(vec2<T> q, std::uint32_t seed
     using V2 = vec2<T>;
     const gradient_cell<T> c = gradient_locate<Corners>(q, seed);
     const quintic_fade<T> w = quintic(c.f);
-    // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients gA, gB, gk). Value
-    // and gradient come from the same operations as gradient_noise_of's, so they agree bit for bit.
-    const T a = c.vb - c.va, b = c.vc - c.va, k = c.va - c.vb - c.vc + c.vd;
+    // value = va + ux A + uy B + ux uy k, with A, B, k linear in f (gradients ga_, gb_, gk), and
+    // d value / d u = (A + uy k, B + ux k) = r.by_u. Value and gradient come from the same
+    // operations as gradient_noise_of's, so they agree bit for bit.
+    const T k = c.va - c.vb - c.vc + c.vd;
     const V2 ga_ = c.gb - c.ga, gb_ = c.gc - c.ga, gk = c.ga - c.gb - c.gc + c.gd;
     const fade_blend<T> r = blend_by_fade(c.va, c.vb, c.vc, c.vd, c.u);
 
     noise_d2<T> n;
     n.value = r.value;
     n.gradient = gradient_cell_blend_gradients(c) + w.du * r.by_u;
-    n.dxx = T(2) * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
-    n.dyy = T(2) * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxx = T(2) * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * r.by_u.x;
+    n.dyy = T(2) * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * r.by_u.y;
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
 }

@@ -486,10 +486,18 @@ fn gorge_detail_cell_corners(hash: u32, c: vec2u, seed: u32) -> gorge_detail_cor
     return h;
 }
 
-// u'(f) = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1), the derivative of the quintic fade.
-fn gorge_detail_quintic_du(f: vec2f) -> vec2f {
+// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
+struct gorge_detail_quintic_fade {
+    u: vec2f,
+    du: vec2f,
+    ddu: vec2f,
+}
+
+fn gorge_detail_quintic(f: vec2f) -> gorge_detail_quintic_fade {
+    // u' = 30 f^2 (f - 1)^2 = 30 t^2 with t = f (f - 1).
     let t = f * f - f;
-    return 30.0 * t * t;
+    return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0), 30.0 * t * t,
+                                     60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
 }
 
 // Four corner quantities blended by the fade u (as blend_by_fade does): (value, d value / d u.x,
@@ -512,16 +520,14 @@ fn gorge_detail_blend_gradients(h: gorge_detail_corner_hashes, u: vec2f) -> vec2
 // gradient_noise_of does): (value, d/dqx, d/dqy). Gradient noise and perlin noise differ only in
 // where h comes from.
 fn gorge_detail_gradient_noise_of(f: vec2f, h: gorge_detail_corner_hashes) -> vec3f {
-    // Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its derivative.
-    let u = f * f * f * (f * (f * 6.0 - 15.0) + 10.0);
-    let du = gorge_detail_quintic_du(f);
+    let w = gorge_detail_quintic(f);
 
     let va = dot(h.a, f);
     let vb = dot(h.b, f - vec2f(1.0, 0.0));
     let vc = dot(h.c, f - vec2f(0.0, 1.0));
     let vd = dot(h.d, f - vec2f(1.0, 1.0));
-    let r = gorge_detail_blend_by_fade(va, vb, vc, vd, u);
-    return vec3f(r.x, gorge_detail_blend_gradients(h, u) + du * r.yz);
+    let r = gorge_detail_blend_by_fade(va, vb, vc, vd, w.u);
+    return vec3f(r.x, gorge_detail_blend_gradients(h, w.u) + w.du * r.yz);
 }
 
 // Quintic gradient noise at q with its analytic gradient: (value, d/dqx, d/dqy).
@@ -849,19 +855,6 @@ struct gorge_noise_d2 {
     dyy: f32,
 }
 
-// Quintic fade u(f) = 6f^5 - 15f^4 + 10f^3 and its first and second derivatives.
-struct gorge_detail_quintic_fade {
-    u: vec2f,
-    du: vec2f,
-    ddu: vec2f,
-}
-
-fn gorge_detail_quintic(f: vec2f) -> gorge_detail_quintic_fade {
-    return gorge_detail_quintic_fade(f * f * f * (f * (f * 6.0 - 15.0) + 10.0),
-                                     gorge_detail_quintic_du(f),
-                                     60.0 * f * (f * (2.0 * f - 3.0) + 1.0));
-}
-
 // gorge_detail_gradient_noise_of() with its Hessian (as gradient_noise_d2_of does).
 fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) -> gorge_noise_d2 {
     let w = gorge_detail_quintic(f);
@@ -875,8 +868,6 @@ fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) ->
     let vb = dot(gb, f - vec2f(1.0, 0.0));
     let vc = dot(gc, f - vec2f(0.0, 1.0));
     let vd = dot(gd, f - vec2f(1.0, 1.0));
-    let a = vb - va;
-    let b = vc - va;
     let k = va - vb - vc + vd;
     let ga_ = gb - ga;
     let gb_ = gc - ga;
@@ -887,8 +878,8 @@ fn gorge_detail_gradient_noise_d2_of(f: vec2f, h: gorge_detail_corner_hashes) ->
     var n: gorge_noise_d2;
     n.value = r.x;
     n.gradient = gorge_detail_blend_gradients(h, w.u) + w.du * r.yz;
-    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * (a + w.u.y * k);
-    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * (b + w.u.x * k);
+    n.dxx = 2.0 * w.du.x * (ga_.x + w.u.y * gk.x) + w.ddu.x * r.y;
+    n.dyy = 2.0 * w.du.y * (gb_.y + w.u.x * gk.y) + w.ddu.y * r.z;
     n.dxy = w.du.x * (ga_.y + w.u.y * gk.y) + w.du.y * (gb_.x + w.u.x * gk.x) + w.du.x * w.du.y * k;
     return n;
 }
