@@ -1097,6 +1097,38 @@ gorge::grid<float> transformed(const gorge::grid<float>& g, int s) {
 
 }  // namespace
 
+TEST_CASE("fills of a slope traced in one go, longer than the trace queue keeps", "[drainage][fill]") {
+    // A tilted plane, lowest at the corner (0, 0), with four bowls cut into it: the flood's first
+    // cell traces almost the whole map uphill in one go, so the trace queue drops the cells it has
+    // followed several times (gorge::detail::trace_queue_compaction), and the bowls' rims leave
+    // traced cells that must still enter the priority queue to fill them.
+    const std::ptrdiff_t w = 420, h = 330;
+    REQUIRE(std::size_t((w - 2) * (h - 2)) > 2 * gorge::detail::trace_queue_compaction);
+    gorge::grid<float> slope(w, h);
+    const double bowls[4][2] = {{60, 70}, {300, 80}, {150, 250}, {380, 290}};
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            double z = 0.02 * double(x) + 0.015 * double(y);
+            for (const auto& b : bowls) {
+                const double r = std::hypot(double(x) - b[0], double(y) - b[1]);
+                if (r < 25.0) z -= 0.04 * (25.0 - r);
+            }
+            slope(x, y) = float(z);
+        }
+    gorge::grid<float> plain = slope, pd = slope, eps = slope;
+    const auto stats = gorge::fill_depressions(plain);
+    gorge::fill_depressions_planchon_darboux(pd);
+    gorge::fill_depressions_epsilon(eps);
+    CHECK(stats.raised_cells > 0u);
+    for (const auto& b : bowls) {  // each bowl's centre lies in a depression
+        const auto bx = std::ptrdiff_t(b[0]), by = std::ptrdiff_t(b[1]);
+        CHECK(plain(bx, by) > slope(bx, by));
+    }
+    CHECK(same_bits(plain, pd));
+    CHECK(same_bits(plain, reference_flood(slope)));
+    CHECK(same_bits(eps, least_surface_reference(slope, std::optional<float>())));
+}
+
 TEST_CASE("epsilon fill equals the least epsilon surface computed from its definition", "[drainage][fill]") {
     // Many small random maps against least_surface_reference, bit for bit, float and double, with
     // no no-data value, a finite one (the maps hold heights one ulp either side of it) and NaN;

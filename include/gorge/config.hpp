@@ -25,3 +25,14 @@
 #else
 #define GORGE_FORCEINLINE inline
 #endif
+
+// GORGE_UNLIKELY(condition): a branch hint for conditions that almost never hold.
+// GORGE_COLD_NOINLINE: rare paths kept out of line, so that the hot loop around them keeps its
+// registers.
+#if defined(__GNUC__) || defined(__clang__)
+#define GORGE_UNLIKELY(condition) __builtin_expect(!!(condition), 0)
+#define GORGE_COLD_NOINLINE __attribute__((cold, noinline))
+#else
+#define GORGE_UNLIKELY(condition) (condition)
+#define GORGE_COLD_NOINLINE
+#endif

@@ -55,14 +55,6 @@ constexpr float cos_c1 = 4.166664568298827e-2f;
 constexpr float cos_c2 = -1.388731625493765e-3f;
 constexpr float cos_c3 = 2.443315711809948e-5f;
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GORGE_UNLIKELY(condition) __builtin_expect(!!(condition), 0)
-#define GORGE_COLD_NOINLINE __attribute__((cold, noinline))
-#else
-#define GORGE_UNLIKELY(condition) (condition)
-#define GORGE_COLD_NOINLINE
-#endif
-
 /// The lanes of sincos beyond sincos_reduction_limit (or not finite): s[i] and c[i] become
 /// std::sin and std::cos of x[i] there, the others are left as they are.
 GORGE_COLD_NOINLINE inline void sincos_far_lanes(const float* x, float* s, float* c, std::size_t n) {

@@ -126,6 +126,7 @@
 #include <immintrin.h>
 #endif
 
+#include "../config.hpp"
 #include "../grid/grid.hpp"
 #include "../grid/no_data.hpp"
 #include "d8.hpp"
@@ -706,18 +707,37 @@ private:
     double total_;
 };
 
+/// How often trace_uphill looks at its queue's front (a power of two, in cells followed): when the
+/// cells already followed are at least half of the queue, they are dropped, so a trace across a
+/// whole map holds about its wave front, not every cell it passed.
+constexpr std::size_t trace_queue_compaction = std::size_t(1) << 16;
+static_assert((trace_queue_compaction & (trace_queue_compaction - 1)) == 0, "a power of two");
+
+/// Removes the first n cells of v; kept out of the tracing loop (it runs at most once per
+/// trace_queue_compaction cells followed).
+template <class I>
+GORGE_COLD_NOINLINE void drop_front(std::vector<I>& v, std::size_t n) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 /// Follows the cells on `trace` uphill, for both floods: an open neighbour m of traced cell t
 /// with z[m] > step(z[t]) keeps its height too, is closed (close(m); false: cancelled) and
 /// traced in turn; t waits in the priority queue only if some open neighbour is not that high
 /// (t may have to raise it). step is the identity for the plain fill, succ for the epsilon fill.
 /// Which neighbours are higher comes from one mask (window_above), not from a branch per neighbour.
+/// The cells are followed in the order they were reached (first in, first out, as in Wei et al.'s
+/// trace queue), so a trace spreads up a slope as a wave: by the time t is looked at, the wave has
+/// usually reached t's neighbours along the contour and below it, and t has no open neighbour
+/// left that is not above it. A stack would climb a narrow path instead and leave those beside
+/// it open: on smooth terrain twice as many traced cells would enter the priority queue. The
+/// order changes no result (a traced cell keeps its height, and one with no open neighbour has
+/// nothing to flood), only the work. `trace` is empty on return.
 template <class I, class T, class Key, class Step, class Close>
 bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours], std::vector<I>& trace,
                   radix_heap<Key, I>& open, Step&& step, Close&& close) {
     T* const z = work.z.data();
-    while (!trace.empty()) {
-        const std::size_t t = trace.back();
-        trace.pop_back();
+    for (std::size_t head = 0; head < trace.size();) {
+        const std::size_t t = trace[head++];
         const T zt = z[t];
         unsigned up;
         const unsigned open_n = work.open_neighbours(t, step(zt), up);
@@ -727,7 +747,13 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
             trace.push_back(static_cast<I>(m));
         }
         if (up != open_n) open.push(ordered_bits(zt), static_cast<I>(t));
+        if (GORGE_UNLIKELY((head & (trace_queue_compaction - 1)) == 0) && 2 * head >= trace.size()) {
+            // Moves no more cells than were followed since the last time: O(1) per cell.
+            drop_front(trace, head);
+            head = 0;
+        }
     }
+    trace.clear();
     return true;
 }
 
@@ -735,7 +761,7 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
 /// "Efficient Priority-Flood depression filling in raster digital elevation models", International
 /// Journal of Digital Earth 12(4), 415-427: a cell reached from a lower one is not in a depression
 /// (it keeps its height), and neither is any unvisited neighbour higher than it, so such cells are
-/// followed uphill at once, from a stack, while their rows are in cache, instead of each waiting
+/// followed uphill at once (trace_uphill), while their rows are in cache, instead of each waiting
 /// in the priority queue until the flood level reaches it. A traced cell enters the priority
 /// queue only if it has an unvisited neighbour not above it (which it may have to flood at its
 /// own level, as any Priority-Flood cell does). The plain fill's surface is the unique minimax
@@ -792,7 +818,7 @@ private:
         return trace();
     }
 
-    /// Follows the traced cells uphill until the stack is empty.
+    /// Follows the traced cells uphill until none is left.
     bool trace() {
         return trace_.empty() || trace_uphill(work_, off_, trace_, open_, [](T zt) { return zt; },
                                               [this](std::size_t m) { return close(m); });
