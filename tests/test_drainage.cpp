@@ -1168,6 +1168,15 @@ TEST_CASE("epsilon fill equals the least epsilon surface computed from its defin
             }
         CHECK(stats.max_gradient_rise == rise);
         CHECK(stats.overtaken_cells == overtaken);
+        // Without the statistics: the same surface and raised cells, both statistics 0.
+        gorge::fill_options<T> without = options;
+        without.epsilon_statistics = false;
+        gorge::grid<T> eps_without = original;
+        const auto stats_without = gorge::fill_depressions_epsilon(eps_without, without);
+        CHECK(same_bits(eps_without, eps));
+        CHECK(stats_without.raised_cells == stats.raised_cells);
+        CHECK(stats_without.max_gradient_rise == T(0));
+        CHECK(stats_without.overtaken_cells == 0u);
         overtaken_total += overtaken;
         ++maps;
         raised += stats.raised_cells;

@@ -2,6 +2,10 @@
 //   gorge_fill/M/N                  gorge::fill_depressions (Priority-Flood+, flat lakes)
 //   richdem_wei2018/M/N             RichDEM's PriorityFlood_Wei2018 (the same surface)
 //   gorge_fill_epsilon/M/N          gorge::fill_depressions_epsilon (every cell drains)
+//   gorge_fill_epsilon_without_statistics/M/N
+//                                   the same with fill_options::epsilon_statistics = false (the
+//                                   same surface, without max_gradient_rise and overtaken_cells,
+//                                   which RichDEM does not compute)
 //   richdem_barnes2014_epsilon/M/N  RichDEM's PriorityFloodEpsilon_Barnes2014<D8>
 // M: 0 = fBm plus white noise (about half the cells in depressions), 1 = the fBm alone (see
 // drainage_maps.hpp); N: the map's side (1024, 4096 or 8192). Each iteration fills a fresh copy of
@@ -126,6 +130,11 @@ void richdem_wei2018(benchmark::State& state) {
 void gorge_fill_epsilon(benchmark::State& state) {
     run_gorge(state, [](gorge::grid<float>& g) { gorge::fill_depressions_epsilon(g); });
 }
+void gorge_fill_epsilon_without_statistics(benchmark::State& state) {
+    gorge::fill_options<float> options;
+    options.epsilon_statistics = false;
+    run_gorge(state, [&](gorge::grid<float>& g) { gorge::fill_depressions_epsilon(g, options); });
+}
 void richdem_barnes2014_epsilon(benchmark::State& state) {
     run_richdem(state, [](richdem::Array2D<float>& a) {
         richdem::PriorityFloodEpsilon_Barnes2014<richdem::Topology::D8>(a);
@@ -142,6 +151,7 @@ void fill_sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(gorge_fill)->Apply(fill_sizes);
 BENCHMARK(richdem_wei2018)->Apply(fill_sizes);
 BENCHMARK(gorge_fill_epsilon)->Apply(fill_sizes);
+BENCHMARK(gorge_fill_epsilon_without_statistics)->Apply(fill_sizes);
 BENCHMARK(richdem_barnes2014_epsilon)->Apply(fill_sizes);
 
 }  // namespace

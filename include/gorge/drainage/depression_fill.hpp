@@ -78,9 +78,11 @@
 // neighbour whose E is below its own height keeps its height.
 // The fill finds F on the raised cells only (E = Z implies F = Z), with a plain Priority-Flood over
 // them started from the unraised cells that raised a neighbour (recorded during the flood, with one
-// more bit per cell); on a map with half of its cells raised that costs about a fifth of the fill. When these matter, fill a grid of double (ulp = |h| * 2^-52) or shift heights towards 0
-// first. The only hard limit: a step above the largest finite value would be infinite; that throws
-// std::overflow_error (and leaves the grid unchanged).
+// more bit per cell); on a map with half of its cells raised that costs about a fifth of the fill
+// (fill_options::epsilon_statistics = false skips it). When these matter, fill a grid of double
+// (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step above the
+// largest finite value would be infinite; that throws std::overflow_error (and leaves the grid
+// unchanged).
 //
 // Conventions and guarantees:
 //   - 8-connectivity (the D8 neighbourhood of gorge/drainage/d8.hpp, shared with flow.hpp).
@@ -149,6 +151,11 @@ struct fill_options {
     /// unchanged and the stats say cancelled (raised_cells 0). Default: none (no call; the fills
     /// then cost what they cost without it). An exception it throws propagates, the grid unchanged.
     std::function<bool(double)> progress;
+    /// fill_depressions_epsilon only: whether to compute fill_stats::max_gradient_rise and
+    /// ::overtaken_cells, which take a plain fill of the raised cells after the flood (about a
+    /// sixth of the fill's time on rough terrain). false leaves both 0 and the surface the same.
+    /// Default: true.
+    bool epsilon_statistics = true;
 };
 
 /// Cells taken from the Priority-Flood queues between two calls of fill_options::progress (2^16:
@@ -162,13 +169,15 @@ struct fill_stats {
     std::size_t raised_cells = 0;
     /// Epsilon fill only: the largest E - F over the data cells, where E is the epsilon-filled and F
     /// the plainly filled surface (fill_depressions) of the same map: how far the epsilon gradient
-    /// lifts the surface above the spill levels, in height units (>= 0). 0 for the plain fills.
+    /// lifts the surface above the spill levels, in height units (>= 0). 0 for the plain fills,
+    /// and when fill_options::epsilon_statistics is false.
     T max_gradient_rise = T(0);
     /// Epsilon fill only: data cells with E > Z (Z the input height) that have a data neighbour with
     /// F < Z: cells that drain strictly on the plain surface (in no depression and on no flat), but
     /// that the epsilon gradient of a lake climbed past (every neighbour's E was >= Z). Non-zero
     /// means ulp steps were large enough to change terrain outside depressions and flats (see the
-    /// header comment on precision). 0 for the plain fills.
+    /// header comment on precision). 0 for the plain fills, and when
+    /// fill_options::epsilon_statistics is false.
     std::size_t overtaken_cells = 0;
     /// fill_options::progress returned false: the fill stopped early and the grid is unchanged
     /// (raised_cells is 0, and so are the epsilon statistics, computed once the flood is done).
@@ -1241,7 +1250,8 @@ fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& opti
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
     const grid_view<const T> input = heights;
-    if (!flood_epsilon<T>(work, nullptr, options, stats, who, &input)) return stats;
+    if (!flood_epsilon<T>(work, nullptr, options, stats, who, options.epsilon_statistics ? &input : nullptr))
+        return stats;
     if (!fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
