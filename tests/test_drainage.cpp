@@ -842,14 +842,15 @@ TEST_CASE("open and higher neighbours from window compares agree with eight sing
     // Every cell of small maps (1 x 1 up to 7 x 5, so that the compares' loads meet the working
     // copy's first and last element), random heights from a few values (ties with the level are
     // common), random closed flags, the ring and a no-data cell holding +-infinity and NaN, levels
-    // from the same values: the open neighbours above the level must be exactly those a scalar
-    // test of each neighbour finds. float takes the SSE2 path on x86, double the AVX one when
+    // from the same values: the open neighbours above the level, and whether a closed neighbour
+    // lies below it (Wei et al.'s test in the slope tracing), must be exactly what a scalar test of
+    // each neighbour finds. float takes the SSE2 path on x86, double the AVX one when
     // compiled for AVX, the scalar loop otherwise.
     auto check = [](auto zero) {
         using T = decltype(zero);
         const T values[] = {T(-1), T(0), T(0.5), T(1), T(2)};
         std::mt19937 rng(11);
-        std::size_t checked = 0, mismatches = 0;
+        std::size_t checked = 0, mismatches = 0, closed_below_found = 0;
         for (std::ptrdiff_t w = 1; w <= 7; ++w)
             for (std::ptrdiff_t h = 1; h <= 5; ++h) {
                 const gorge::grid<T> map(w, h, T(0));
@@ -865,20 +866,28 @@ TEST_CASE("open and higher neighbours from window compares agree with eight sing
                         for (const T level : values) {
                             const std::size_t c = work.index(x, y);
                             unsigned open_expected = 0, above_expected = 0;
+                            bool closed_below_expected = false;  // some closed neighbour below the level
                             for (int k = 0; k < gorge::d8_neighbours; ++k) {
                                 const std::size_t n = std::size_t(std::ptrdiff_t(c) + work.offset(k));
-                                if (work.closed.test(n)) continue;
+                                if (work.closed.test(n)) {
+                                    closed_below_expected = closed_below_expected || work.z[n] < level;
+                                    continue;
+                                }
                                 open_expected |= 1u << k;
                                 if (work.z[n] > level) above_expected |= 1u << k;
                             }
                             unsigned above = 0;
                             const unsigned open = work.open_neighbours(c, level, above);
                             mismatches += open != open_expected || above != above_expected ? 1u : 0u;
+                            mismatches += work.closed_below_around(c, level) != closed_below_expected ? 1u : 0u;
+                            closed_below_found += closed_below_expected ? 1u : 0u;
                             ++checked;
                         }
             }
         CHECK(checked == 5u * 28u * 15u);
         CHECK(mismatches == 0u);
+        CHECK(closed_below_found > checked / 4);  // both answers were checked many times
+        CHECK(closed_below_found < checked * 3 / 4);
     };
     check(0.0f);
     check(0.0);
@@ -1100,7 +1109,7 @@ gorge::grid<float> transformed(const gorge::grid<float>& g, int s) {
 TEST_CASE("fills of a slope traced in one go, longer than the trace queue keeps", "[drainage][fill]") {
     // A tilted plane, lowest at the corner (0, 0), with four bowls cut into it: the flood's first
     // cell traces almost the whole map uphill in one go, so the trace queue drops the cells it has
-    // followed several times (gorge::detail::trace_queue_compaction), and the bowls' rims leave
+    // followed twice per fill (gorge::detail::trace_queue_compaction), and the bowls' rims leave
     // traced cells that must still enter the priority queue to fill them.
     const std::ptrdiff_t w = 420, h = 330;
     REQUIRE(std::size_t((w - 2) * (h - 2)) > 2 * gorge::detail::trace_queue_compaction);
@@ -1127,6 +1136,65 @@ TEST_CASE("fills of a slope traced in one go, longer than the trace queue keeps"
     CHECK(same_bits(plain, pd));
     CHECK(same_bits(plain, reference_flood(slope)));
     CHECK(same_bits(eps, least_surface_reference(slope, std::optional<float>())));
+}
+
+namespace {
+
+/// A tilted plane (lowest along one side or corner, by the seed) with bowls cut into it and
+/// rough noise on top; terraced (heights rounded to a step: wide flats and ties) when `terraces`,
+/// and with no-data holes when `no_data` is set. The slopes are long enough that the plain
+/// fill's traces pass gorge::detail::trace_test_after, so it tests lower neighbours there.
+template <class T>
+gorge::grid<T> tilted_rough_map(std::ptrdiff_t w, std::ptrdiff_t h, std::uint32_t seed, bool terraces,
+                                const std::optional<T>& no_data) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const double sx = (seed & 1u) ? 0.05 : -0.04, sy = (seed & 2u) ? 0.03 : 0.0;
+    const double bx = 0.3 * double(w) + 0.4 * u(rng) * double(w), by = 0.3 * double(h) + 0.4 * u(rng) * double(h);
+    gorge::grid<T> g(w, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            double z = sx * double(x) + sy * double(y) + 0.08 * u(rng);
+            const double r = std::hypot(double(x) - bx, double(y) - by);
+            if (r < 20.0) z -= 0.1 * (20.0 - r);
+            if (terraces) z = 0.1 * std::floor(z / 0.1);
+            g(x, y) = T(z);
+            if (no_data && u(rng) < 0.02) g(x, y) = *no_data;
+        }
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("fills of tilted rough maps, with terraces and no-data: long traces that test lower neighbours",
+          "[drainage][fill]") {
+    // Wei et al.'s test keeps a traced cell out of the priority queue when its low open
+    // neighbours already have a visited neighbour below it; equal heights (the terraces) must not
+    // count. Both fills against their references, bit for bit.
+    auto run = [](auto zero, std::uint32_t seed, bool terraces, bool holes) {
+        using T = decltype(zero);
+        const std::optional<T> nd = holes ? std::optional<T>(T(-9999)) : std::nullopt;
+        const gorge::grid<T> original = tilted_rough_map<T>(90 + std::ptrdiff_t(seed) * 7, 80, seed, terraces, nd);
+        INFO("seed " << seed << (terraces ? ", terraces" : "") << (holes ? ", no-data" : ""));
+        gorge::fill_options<T> options;
+        options.no_data = nd;
+        gorge::grid<T> plain = original, pd = original, eps = original;
+        const auto stats = gorge::fill_depressions(plain, options);
+        gorge::fill_depressions_planchon_darboux(pd, options);
+        gorge::fill_depressions_epsilon(eps, options);
+        if (!holes) {  // the bowl is a depression (holes may drain it)
+            CHECK(stats.raised_cells > 0u);
+            CHECK(same_bits(plain, reference_flood(original)));
+        }
+        CHECK(same_bits(plain, pd));
+        CHECK(same_bits(eps, least_surface_reference(original, nd)));
+    };
+    for (std::uint32_t seed = 1; seed <= 4; ++seed)
+        for (const bool terraces : {false, true})
+            for (const bool holes : {false, true}) {
+                run(0.0f, seed, terraces, holes);
+                if (seed == 1) run(0.0, seed, terraces, holes);
+            }
 }
 
 TEST_CASE("epsilon fill equals the least epsilon surface computed from its definition", "[drainage][fill]") {
