@@ -80,9 +80,9 @@
 // them started from the unraised cells that raised a neighbour (recorded during the flood, with one
 // more bit per cell); on a map with half of its cells raised that costs a sixth to a quarter of the
 // fill's time (fill_options::epsilon_statistics = false skips it). When these matter, fill a grid
-// of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step above the
-// largest finite value would be infinite; that throws std::overflow_error (and leaves the grid
-// unchanged).
+// of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step
+// above the largest finite value would be infinite; that throws std::overflow_error (and leaves
+// the grid unchanged).
 //
 // Conventions and guarantees:
 //   - 8-connectivity (the D8 neighbourhood of gorge/drainage/d8.hpp, shared with flow.hpp).
@@ -730,6 +730,11 @@ private:
     double total_;
 };
 
+/// Index of D8 neighbour k of padded cell c, given the offsets padded_heights::offset(0..7).
+inline std::size_t neighbour_index(std::size_t c, const std::ptrdiff_t (&off)[d8_neighbours], int k) {
+    return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
+}
+
 /// How often trace_uphill looks at its queue's front (a power of two, in cells followed): when the
 /// cells already followed are at least half of the queue, they are dropped, so a trace across a
 /// whole map holds about its wave front, not every cell it passed.
@@ -759,10 +764,8 @@ constexpr std::size_t trace_test_after = 64;
 template <class T>
 bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours],
                               std::size_t t, unsigned low, T zt) {
-    for (; low != 0; low &= low - 1) {
-        const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(low)]);
-        if (!work.closed_below_around(n, zt)) return false;
-    }
+    for (; low != 0; low &= low - 1)
+        if (!work.closed_below_around(neighbour_index(t, off, lowest_bit(low)), zt)) return false;
     return true;
 }
 
@@ -794,7 +797,7 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
         unsigned up;
         const unsigned open_n = work.open_neighbours(t, step(zt), up);
         for (unsigned u = up; u != 0; u &= u - 1) {
-            const std::size_t m = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(t) + off[lowest_bit(u)]);
+            const std::size_t m = neighbour_index(t, off, lowest_bit(u));
             if (!close(m)) return false;
             trace.push_back(static_cast<I>(m));
         }
@@ -863,7 +866,7 @@ private:
     /// to it and drained through the pit queue, the others are traced uphill.
     bool flood_from(std::size_t c, T level) {
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t n = neighbour(c, lowest_bit(open_n));
+            const std::size_t n = neighbour_index(c, off_, lowest_bit(open_n));
             if (!close(n)) return false;
             if (z_[n] <= level) {
                 z_[n] = level;
@@ -879,10 +882,6 @@ private:
     bool trace() {
         return trace_.empty() || trace_uphill<true>(work_, off_, trace_, open_, [](T zt) { return zt; },
                                                     [this](std::size_t m) { return close(m); });
-    }
-
-    std::size_t neighbour(std::size_t c, int k) const {
-        return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off_[k]);
     }
 
     padded_heights<T>& work_;
@@ -993,7 +992,7 @@ private:
                 if (work_.closed.test(i)) continue;  // no-data
                 bool outlet = false;
                 for (int k = 0; k < d8_neighbours && !outlet; ++k) {
-                    const std::size_t q = neighbour(i, k);
+                    const std::size_t q = neighbour_index(i, off_, k);
                     outlet = work_.closed.test(q) && z_[q] == below_all;
                 }
                 if (!outlet) continue;
@@ -1019,7 +1018,7 @@ private:
         key bound = 0;
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
-            if (!settle(neighbour(c, lowest_bit(open_n)), s, bound, bound_known)) return false;
+            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, bound, bound_known)) return false;
         if (raised_any_) {
             raised_any_ = false;
             if (unraised_->test(c)) seeds_->emplace_back(ordered_bits(e), static_cast<I>(c));
@@ -1081,10 +1080,6 @@ private:
                trace_uphill<false>(work_, off_, trace_, open_, step_, [this](std::size_t m) { return close(m); });
     }
 
-    std::size_t neighbour(std::size_t c, int k) const {
-        return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off_[k]);
-    }
-
     padded_heights<T>& work_;
     const char* who_;
     T* z_;
@@ -1138,7 +1133,7 @@ void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, bit_set&
     for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
     auto visit = [&](std::size_t c, T level) {
         for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[lowest_bit(open_n)]);
+            const std::size_t n = neighbour_index(c, off, lowest_bit(open_n));
             work.closed.set(n);
             const T zn = input(n);
             const T f = zn <= level ? level : zn;
