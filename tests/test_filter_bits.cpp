@@ -5,20 +5,28 @@
 //     a brute-force loop that calls erosion_filter once per point with the point in every lane:
 //     the bits of every output must hash alike. The window loop skips a Phacelle cell only when it
 //     is too far in every lane of a batch, so the two orders skip different cells; equal bits show
-//     that the skip is exact and that no lane depends on its neighbours.
+//     that the skip is exact and that no lane depends on its neighbours;
+//   - phacelle on batches whose lanes share one band of cells (each window row hashed once for all
+//     lanes, a lane permute per cell) against the same points one lane at a time among far-away
+//     lanes (one hash per cell and lane), for every hash policy and SIMD width.
 // Built with -ffp-contract=off (one rounding per operation, as the scalar reference assumes).
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "support/catch.hpp"
+#include "support/simd_arches.hpp"
 
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/filter/erosion_filter.hpp>
+#include <gorge/filter/phacelle.hpp>
+#include <gorge/noise/hash.hpp>
 #include <gorge/simd/simd.hpp>
 #include <gorge/simd/tile.hpp>
 
@@ -224,3 +232,105 @@ TEST_CASE("filter bits: erode_tile equals erosion_filter point by point, bit for
         CHECK(tile_hash<double>(demo_field{}, seed) == brute_force_hash<double>(demo_field{}, seed));
     }
 }
+
+#if GORGE_HAS_XSIMD
+namespace {
+
+/// phacelle's two ways to a window's jitters must give the same bits: for each batch of points,
+/// the whole batch (lanes in one band of cells take the shared row hashes) against every lane
+/// evaluated alone, in a batch whose other lanes lie far away in other rows (so that batch hashes
+/// cell by cell). Counts the batches that took the band, from the condition phacelle states.
+struct band_runner {
+    template <class A>
+    void run() const {
+        using B = xsimd::batch<float, A>;
+        constexpr std::size_t n = B::size;
+        using ops = gorge::detail::value_ops<B>;
+        std::mt19937 rng(20261202u);
+        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        // Batches of points: runs along a row with spacings that give spans from 0 to more than
+        // n - 4 cells, lanes west of lane 0, lanes in another row, negative coordinates, the int32
+        // wrap-around (columns near INT32_MAX, where the band's columns wrap), and NaN lanes.
+        std::vector<std::vector<float>> xs, ys;
+        for (const float spacing : {0.0f, 0.01f, 0.1f, 0.3f, 0.6f, 1.0f, 1.7f}) {
+            for (const float x0 : {0.37f, -5.61f, 2147483000.0f, -2147483000.0f}) {
+                std::vector<float> x(n), y(n, 3.25f + unit(rng));
+                for (std::size_t l = 0; l < n; ++l) x[l] = x0 + spacing * float(l) + 0.01f * unit(rng);
+                xs.push_back(x);
+                ys.push_back(y);
+                std::vector<float> west = x;
+                std::swap(west.front(), west.back());  // lane 0 is not the westmost
+                xs.push_back(west);
+                ys.push_back(y);
+                std::vector<float> rows = y;
+                rows[n / 2] += 1.0f;  // one lane a row further north
+                xs.push_back(x);
+                ys.push_back(rows);
+            }
+        }
+        std::vector<float> with_nan = xs.front(), with_nan_y = ys.front();
+        with_nan[1] = nan;
+        xs.push_back(with_nan);
+        ys.push_back(with_nan_y);
+        xs.push_back(std::vector<float>(n, nan));
+        ys.push_back(std::vector<float>(n, nan));
+
+        std::size_t banded = 0, mismatches = 0;
+        for (std::size_t b = 0; b < xs.size(); ++b) {
+            alignas(64) float qx[n], qy[n];
+            for (std::size_t l = 0; l < n; ++l) {
+                qx[l] = xs[b][l];
+                qy[l] = ys[b][l];
+            }
+            // The band condition as phacelle states it: every lane in lane 0's cell row, at most
+            // n - 4 columns east of lane 0 (int32 columns, wrapping).
+            bool band = true;
+            const auto column = [&](float v) { return std::uint32_t(gorge::detail::value_ops<float>::to_int(std::floor(v))); };
+            for (std::size_t l = 0; l < n; ++l)
+                band = band && column(qx[l]) - column(qx[0]) <= std::uint32_t(n - 4) && column(qy[l]) == column(qy[0]);
+            banded += band && ops::lane_permute ? 1 : 0;
+            check_lanes<B, gorge::pcg3d_hash>(qx, qy, 7u, mismatches);
+            check_lanes<B, gorge::prime_mix_hash>(qx, qy, 7u, mismatches);
+            check_lanes<B, gorge::prime_xor_hash>(qx, qy, 3u, mismatches);
+            check_lanes<B, gorge::shadertoy_hash>(qx, qy, 0u, mismatches);
+        }
+        CAPTURE(n);
+        CHECK(mismatches == 0);
+        std::printf("  %zu-lane batches: %zu of %zu took the band\n", n, banded, xs.size());
+        if (ops::lane_permute) CHECK(banded >= xs.size() / 6);  // the band path was exercised
+    }
+
+    template <class B, class Hash, std::size_t n = B::size>
+    static void check_lanes(const float (&qx)[n], const float (&qy)[n], std::uint32_t seed, std::size_t& mismatches) {
+        const glm::vec<2, B> dir(B(0.6f), B(-0.8f));
+        const auto eval = [&](const float* x, const float* y, float* cx, float* cy) {
+            const gorge::phacelle_result<B> r = gorge::phacelle<Hash>(
+                glm::vec<2, B>(B::load_aligned(x), B::load_aligned(y)), dir, B(0.7f), B(0.25f), B(0.5f), seed);
+            r.phase.x.store_aligned(cx);
+            r.phase.y.store_aligned(cy);
+        };
+        alignas(64) float all_x[n], all_y[n];
+        eval(qx, qy, all_x, all_y);
+        for (std::size_t l = 0; l < n; ++l) {
+            alignas(64) float x[n], y[n], cx[n], cy[n];
+            for (std::size_t k = 0; k < n; ++k) {
+                x[k] = 1000.5f * float(k + 1);  // far apart, each lane in its own row
+                y[k] = -777.25f * float(k + 1);
+            }
+            x[l] = qx[l];
+            y[l] = qy[l];
+            eval(x, y, cx, cy);
+            const bool same = (bits_of(cx[l]) == bits_of(all_x[l]) && bits_of(cy[l]) == bits_of(all_y[l])) ||
+                              (std::isnan(all_x[l]) && std::isnan(cx[l]) && std::isnan(all_y[l]) && std::isnan(cy[l]));
+            mismatches += same ? 0 : 1;
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("filter bits: Phacelle's shared band hashes equal the hash of every cell and lane", "[filter_bits]") {
+    gorge_test::for_each_arch(band_runner{});
+}
+#endif

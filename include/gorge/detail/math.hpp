@@ -142,6 +142,15 @@ struct has_exp_nonpositive<Ops, std::enable_if_t<std::is_same<
     decltype(Ops::exp_nonpositive(std::declval<const typename Ops::value_type&>())),
     typename Ops::value_type>::value>> : std::true_type {};
 
+// A value_ops may also set `lane_permute = true` where moving values between lanes is one register
+// instruction, and then provide permute_lanes(table, index) (lane l is lane (index lane l) of the
+// value batch `table`, index lanes 0..lanes-1), first_lane(u) (every lane of a uint batch is its
+// lane 0), lane_sequence() (the uint batch 0, 1, 2, ...) and all_at_most(u, limit) (whether
+// every lane of u is <= limit, unsigned): the Phacelle window then hashes a band of cells once
+// for all lanes (see gorge/filter/phacelle.hpp).
+template <class Ops, class = void> struct has_lane_permute : std::false_type {};
+template <class Ops> struct has_lane_permute<Ops, std::enable_if_t<Ops::lane_permute>> : std::true_type {};
+
 template <class Ops, class T>
 GORGE_FORCEINLINE void sincos_dispatch(std::true_type, const T& x, T& s, T& c) { Ops::sincos(x, s, c); }
 template <class Ops, class T>

@@ -74,6 +74,59 @@ GORGE_FORCEINLINE int lowest_set_bit(std::uint32_t bits) {
 #define GORGE_PHACELLE_UNROLL
 #endif
 
+namespace detail {
+/// The jitter of window cell (gi, gj), gi and gj in -1..2, from the hash's split form: one combine
+/// per cell and lane.
+template <class Hash, class T>
+struct phacelle_cell_jitter {
+    const uint_t<T> (&column)[phacelle_window_side];
+    const uint_t<T> (&row)[phacelle_window_side];
+    std::uint32_t seed;
+    GORGE_FORCEINLINE vec2<T> operator()(int gi, int gj) const {
+        return constant<T>(phacelle_jitter) *
+               hash_split<Hash>::template combine<T>(column[gi + 1], row[gj + 1], seed);
+    }
+};
+
+/// The jitter of window cell (gi, gj) when every lane's window lies in one band of 4 rows by
+/// `lanes` columns (see phacelle): row[gj + 1] holds the jitters of the band's row in column
+/// order, one column per lane, and lane l's window starts at band column lane_column (lane l).
+template <class T>
+struct phacelle_band_jitter {
+    vec2<T> row[phacelle_window_side];
+    uint_t<T> lane_column;
+    GORGE_FORCEINLINE vec2<T> operator()(int gi, int gj) const {
+        using ops = value_ops<T>;
+        const uint_t<T> column = lane_column + uint_t<T>(static_cast<std::uint32_t>(gi + 1));
+        return {ops::permute_lanes(row[gj + 1].x, column), ops::permute_lanes(row[gj + 1].y, column)};
+    }
+};
+
+/// The window pass of phacelle: each cell's pivot offset f - cell - jitter(gi, gj), its squared
+/// distance, and the bit mask of cells that some lane is nearer to than phacelle_skip_distance_sq.
+template <class T, class Jitter>
+GORGE_FORCEINLINE std::uint32_t phacelle_window(vec2<T> f, const Jitter& jitter, T (&offset_x)[phacelle_window_cells],
+                                                T (&offset_y)[phacelle_window_cells],
+                                                T (&dist_sq)[phacelle_window_cells]) {
+    std::uint32_t near_cells = 0;
+    GORGE_PHACELLE_UNROLL
+    for (int gj = -1; gj <= 2; ++gj) {
+        GORGE_PHACELLE_UNROLL
+        for (int gi = -1; gi <= 2; ++gi) {
+            const int cell = (gj + 1) * phacelle_window_side + (gi + 1);
+            const vec2<T> cell_offset{constant<T>(gi), constant<T>(gj)};
+            const vec2<T> v = f - cell_offset - jitter(gi, gj);  // point relative to the cell's pivot
+            offset_x[cell] = v.x;  // (two arrays of T: GCC copies arrays of glm vectors piecewise)
+            offset_y[cell] = v.y;
+            dist_sq[cell] = dot(v, v);
+            const bool near = any<T>(dist_sq[cell] < constant<T>(phacelle_skip_distance_sq));
+            near_cells |= std::uint32_t(near) << cell;
+        }
+    }
+    return near_cells;
+}
+}  // namespace detail
+
 /// Phacelle noise at q (in cell units).
 ///   dir           unit stripe-running direction (waves vary across it, along perp(dir))
 ///   cell_freq     stripe frequency in waves per cell, > 0 (the filter passes cell_scale)
@@ -92,11 +145,11 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     const V2 f = q - i0;
     const U ix = ops::to_uint(ops::to_int(i0.x));
     const U iy = ops::to_uint(ops::to_int(i0.y));
+    using split = detail::hash_split<Hash>;
 
     // The hash's work for each window column and row is done once (its split form), two
     // neighbouring lines at a time. Neighbour offsets are added on unsigned lanes, so they wrap
     // instead of overflowing.
-    using split = detail::hash_split<Hash>;
     U column[detail::phacelle_window_side], row[detail::phacelle_window_side];
     GORGE_PHACELLE_UNROLL
     for (int g = -1; g <= 2; g += 2) {
@@ -113,21 +166,31 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     T offset_x[detail::phacelle_window_cells], offset_y[detail::phacelle_window_cells];
     T dist_sq[detail::phacelle_window_cells];
     std::uint32_t near_cells = 0;
-    GORGE_PHACELLE_UNROLL
-    for (int gj = -1; gj <= 2; ++gj) {
-        GORGE_PHACELLE_UNROLL
-        for (int gi = -1; gi <= 2; ++gi) {
-            const int cell = (gj + 1) * detail::phacelle_window_side + (gi + 1);
-            const V2 cell_offset{detail::constant<T>(gi), detail::constant<T>(gj)};
-            const V2 jitter = detail::constant<T>(detail::phacelle_jitter) *
-                              split::template combine<T>(column[gi + 1], row[gj + 1], seed);
-            const V2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
-            offset_x[cell] = v.x;  // (two arrays of T: GCC copies arrays of glm vectors piecewise)
-            offset_y[cell] = v.y;
-            dist_sq[cell] = detail::dot(v, v);
-            const bool near = detail::any<T>(dist_sq[cell] < detail::constant<T>(detail::phacelle_skip_distance_sq));
-            near_cells |= std::uint32_t(near) << cell;
+    bool window_done = false;
+    if constexpr (detail::has_lane_permute<ops>::value) {
+        // When every lane's cell lies in lane 0's row of cells, at most lanes - 4 columns to its
+        // east, the lanes' windows lie in one band of 4 rows by `lanes` columns: each window row's
+        // jitters are hashed once for all lanes, one column per lane, and each lane takes its own
+        // from there (a lane permute). Same hash, same bits, a quarter of the combines.
+        const U first_column = ops::first_lane(ix);
+        const U lane_column = ix - first_column;  // wraps: a lane west of lane 0 fails the test
+        if (ops::all_at_most(lane_column, std::uint32_t(ops::lanes - detail::phacelle_window_side)) &&
+            ops::all_at_most(iy ^ ops::first_lane(iy), 0u)) {
+            // Band column k (lane k) is cell column first_column - 1 + k.
+            const U band_column = split::axis_x(first_column - U(1u) + ops::lane_sequence(), seed);
+            detail::phacelle_band_jitter<T> band;
+            band.lane_column = lane_column;
+            GORGE_PHACELLE_UNROLL
+            for (int gj = 0; gj < detail::phacelle_window_side; ++gj)
+                band.row[gj] = detail::constant<T>(detail::phacelle_jitter) *
+                               split::template combine<T>(band_column, row[gj], seed);
+            near_cells = detail::phacelle_window(f, band, offset_x, offset_y, dist_sq);
+            window_done = true;
         }
+    }
+    if (!window_done) {
+        const detail::phacelle_cell_jitter<Hash, T> cells{column, row, seed};
+        near_cells = detail::phacelle_window(f, cells, offset_x, offset_y, dist_sq);
     }
 
     // Then the near cells in window order (the order of the sums), one loop step each: the only

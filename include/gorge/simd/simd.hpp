@@ -232,6 +232,58 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
             return gather(table, value_ops::to_int_bits(index));
         }
     }
+
+    /// The lane moves of detail::has_lane_permute: one VPERMPS or VPBROADCASTD on AVX2 (8 lanes) and
+    /// AVX-512 (16 lanes), where lane_permute is true; through memory elsewhere.
+#if defined(__AVX512F__)
+    static constexpr bool avx512_lanes = std::is_base_of<xsimd::avx512f, A>::value;
+#else
+    static constexpr bool avx512_lanes = false;
+#endif
+#if defined(__AVX2__)
+    static constexpr bool avx2_lanes = !avx512_lanes && std::is_base_of<xsimd::avx2, A>::value && T::size == 8;
+#else
+    static constexpr bool avx2_lanes = false;
+#endif
+    static constexpr bool lane_permute = avx512_lanes || avx2_lanes;
+    /// Lane l is lane (index lane l) of table (index lanes 0..lanes-1).
+    static T permute_lanes(const T& table, const uint_type& index) {
+#if defined(__AVX512F__)
+        if constexpr (avx512_lanes) return T(_mm512_permutexvar_ps(index, table));
+#endif
+#if defined(__AVX2__)
+        if constexpr (avx2_lanes) return T(_mm256_permutevar8x32_ps(table, index));
+#endif
+        alignas(A::alignment()) float values[T::size];
+        alignas(A::alignment()) std::uint32_t lanes_from[T::size];
+        table.store_aligned(values);
+        index.store_aligned(lanes_from);
+        alignas(A::alignment()) float out[T::size];
+        for (std::size_t l = 0; l < T::size; ++l) out[l] = values[lanes_from[l] % T::size];
+        return T::load_aligned(out);  // (elsewhere, through memory; phacelle does not use it there)
+    }
+    /// Every lane is lane 0 of u.
+    static uint_type first_lane(const uint_type& u) {
+#if defined(__AVX512F__)
+        if constexpr (avx512_lanes) return uint_type(_mm512_broadcastd_epi32(_mm512_castsi512_si128(u)));
+#endif
+#if defined(__AVX2__)
+        if constexpr (avx2_lanes) return uint_type(_mm256_broadcastd_epi32(_mm256_castsi256_si128(u)));
+#endif
+        alignas(A::alignment()) std::uint32_t values[T::size];
+        u.store_aligned(values);
+        return uint_type(values[0]);
+    }
+    /// The lanes' own indices, 0, 1, 2, ...
+    static uint_type lane_sequence() {
+        alignas(64) static constexpr std::uint32_t sequence[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        static_assert(T::size <= 16, "gorge: lane_sequence holds 16 lanes");
+        return uint_type::load_aligned(sequence);
+    }
+    /// Whether every lane of u is <= limit (unsigned).
+    static bool all_at_most(const uint_type& u, std::uint32_t limit) {
+        return xsimd::all(xsimd::min(u, uint_type(limit)) == u);
+    }
 };
 
 /// value_ops for double batches. Integer and float32 lanes are the low half of full-width 32-bit
