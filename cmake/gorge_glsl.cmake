@@ -4,12 +4,14 @@
 # GORGE_HAVE_VULKAN (the Vulkan headers and loader; Debian: libvulkan-dev), and defines
 #   gorge_compile_spirv(<output.spv> <shader> [HLSL] [DEFINES NAME=VALUE...] [INCLUDE_DIRS dir...])
 # which compiles a GLSL shader to Vulkan SPIR-V at build time, with gorge.glsl's folder on the
-# include path, rebuilding when the shader or gorge.glsl changes. With HLSL the shader is an HLSL
+# include path, rebuilding when the shader or gorge.glsl changes, and checks it with spirv-val
+# when that is installed (GORGE_SPIRV_VAL). With HLSL the shader is an HLSL
 # compute shader with entry point `main`, compiled by glslang's HLSL front end
 # (glslangValidator -D -S comp -e main) with gorge.hlsl's folder (GORGE_HLSL_DIR) on the include
 # path instead.
 
 find_program(GORGE_GLSLANG_VALIDATOR glslangValidator)
+find_program(GORGE_SPIRV_VAL spirv-val)  # Debian: spirv-tools, which glslang-tools depends on
 find_package(Vulkan QUIET)
 if(Vulkan_FOUND)
   set(GORGE_HAVE_VULKAN ON)
@@ -32,9 +34,21 @@ function(gorge_compile_spirv output shader)
   foreach(def IN LISTS ARG_DEFINES)
     list(APPEND flags -D${def})
   endforeach()
-  add_custom_command(OUTPUT ${output}
-    COMMAND ${GORGE_GLSLANG_VALIDATOR} ${flags} -o ${output} ${shader}
-    DEPENDS ${shader} ${include_file}
-    COMMENT "Compiling SPIR-V ${output}"
-    VERBATIM)
+  if(GORGE_SPIRV_VAL)
+    # glslang can emit invalid SPIR-V that one driver accepts and another crashes on (an OpAll of a
+    # scalar did exactly that): validate before the file counts as built.
+    add_custom_command(OUTPUT ${output}
+      COMMAND ${GORGE_GLSLANG_VALIDATOR} ${flags} -o ${output}.unvalidated ${shader}
+      COMMAND ${GORGE_SPIRV_VAL} --target-env vulkan1.1 ${output}.unvalidated
+      COMMAND ${CMAKE_COMMAND} -E rename ${output}.unvalidated ${output}
+      DEPENDS ${shader} ${include_file}
+      COMMENT "Compiling and validating SPIR-V ${output}"
+      VERBATIM)
+  else()
+    add_custom_command(OUTPUT ${output}
+      COMMAND ${GORGE_GLSLANG_VALIDATOR} ${flags} -o ${output} ${shader}
+      DEPENDS ${shader} ${include_file}
+      COMMENT "Compiling SPIR-V ${output}"
+      VERBATIM)
+  endif()
 endfunction()

@@ -4,7 +4,15 @@
 // specialization constant so the host can tune it per device without recompiling.
 //   mode 0: the published demo pipeline (fBm height, fade target, filter, height offset)
 //   mode 1: the 5-octave erosion filter alone on a fixed input height and slope
+//   GPU_TILE_SUBGROUPS defined: gorge.glsl's GORGE_SUBGROUPS (Phacelle windows shared in a subgroup)
 #extension GL_GOOGLE_include_directive : require
+#ifdef GPU_TILE_SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define GORGE_SUBGROUPS
+#endif
 #include "gorge.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;

@@ -3,9 +3,13 @@
 // writes it; prints the GPU's throughput measured with timestamp queries (compute time only).
 //
 // Usage: gpu_tile [size=4096] [seed=0] [repeats=20] [workgroup=16x16] [--no-images] [--hash NAME]
+//                 [--no-subgroups]
 //   --hash NAME                pcg3d (the default), prime_mix or prime_xor: the hash policy of the
 //                              shader (gpu_tile_<NAME>.spv; gpu_tile.spv for pcg3d) and of the C++
 //                              check
+//   --no-subgroups             the shader without GORGE_SUBGROUPS, which is otherwise used where the
+//                              device offers subgroup vote, ballot and shuffle to compute shaders
+//                              (the files are then gpu_tile_subgroups.spv, gpu_tile_<NAME>_subgroups.spv)
 //   gpu_tile_height.png        8-bit grayscale height
 //   gpu_tile_height.r16        16-bit little-endian raw height (Unity / Unreal heightmap import)
 //   gpu_tile_ridge_map.png     the filter's ridge map (black creases, white ridges)
@@ -96,12 +100,14 @@ std::string hash_names() {
     return names;
 }
 
-std::string spirv_path(const char* argv0, hash_choice hash) {
+std::string spirv_path(const char* argv0, hash_choice hash, bool subgroups) {
     if (const char* env = std::getenv("GORGE_GPU_TILE_SPIRV")) return env;
     std::string dir(argv0);
     const std::size_t slash = dir.find_last_of('/');
     dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-    return dir + "/" + hash_table[std::size_t(hash)].spirv_file;
+    std::string file = hash_table[std::size_t(hash)].spirv_file;
+    if (subgroups) file.insert(file.size() - std::strlen(".spv"), "_subgroups");
+    return dir + "/" + file;
 }
 
 /// The C++ float demo sample at p with the shader's hash policy.
@@ -158,13 +164,17 @@ void print_timing(const char* what, timing t, double points) {
 int main(int argc, char** argv) {
     int size = 4096, repeats = 20;
     std::uint32_t seed = 0, wg_x = 16, wg_y = 16;
-    bool images = true;
+    bool images = true, subgroups_allowed = true;
     hash_choice hash = hash_choice::pcg3d;
     int positional = 0;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--no-images") {
             images = false;
+            continue;
+        }
+        if (arg == "--no-subgroups") {
+            subgroups_allowed = false;
             continue;
         }
         if (arg == "--hash") {
@@ -215,7 +225,14 @@ int main(int argc, char** argv) {
         buffer height_gpu(ctx, bytes, usage, buffer::memory::device_local);
         buffer ridge_gpu(ctx, bytes, usage, buffer::memory::device_local);
         buffer input_gpu(ctx, bytes, usage, buffer::memory::device_local);
-        gorge_vk::compute_pipeline pipeline(ctx, spirv_path(argv[0], hash), 3, sizeof(push_constants), {wg_x, wg_y});
+        const std::uint32_t subgroup_size = ctx.compute_subgroup_size();
+        const bool subgroups = subgroups_allowed && subgroup_size > 0;
+        std::printf("shader: %s hash, %s", hash_table[std::size_t(hash)].name,
+                    subgroups ? "Phacelle windows shared in subgroups (GORGE_SUBGROUPS)" : "without subgroups");
+        if (subgroups) std::printf(" of %u invocations", subgroup_size);
+        std::printf("\n");
+        gorge_vk::compute_pipeline pipeline(ctx, spirv_path(argv[0], hash, subgroups), 3, sizeof(push_constants),
+                                            {wg_x, wg_y});
         pipeline.bind({&height_gpu, &ridge_gpu, &input_gpu});
         for (const std::string& line : pipeline.statistics()) std::printf("  pipeline: %s\n", line.c_str());
         const std::uint32_t groups_x = (std::uint32_t(size) + wg_x - 1) / wg_x;

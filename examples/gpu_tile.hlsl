@@ -7,6 +7,10 @@
 // gpu_tile's workgroup argument at that size (its default, 16x16).
 //   mode 0: the published demo pipeline (fBm height, fade target, filter, height offset)
 //   mode 1: the 5-octave erosion filter alone on a fixed input height and slope
+//   GPU_TILE_SUBGROUPS defined: gorge.hlsl's GORGE_SUBGROUPS (Phacelle windows shared in a wave)
+#ifdef GPU_TILE_SUBGROUPS
+#define GORGE_SUBGROUPS
+#endif
 #include "gorge.hlsl"
 
 #ifndef GORGE_TILE_GROUP_X

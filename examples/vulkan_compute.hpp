@@ -77,6 +77,22 @@ public:
     /// True when the device reports compiled-pipeline statistics (VK_KHR_pipeline_executable_properties,
     /// enabled when present): compute_pipeline::statistics() then lists them.
     bool pipeline_statistics() const { return pipeline_statistics_; }
+    /// The device's subgroup size when compute shaders may use the subgroup operations of
+    /// gorge.glsl's GORGE_SUBGROUPS (basic, vote, ballot and shuffle; Vulkan 1.1's
+    /// VkPhysicalDeviceSubgroupProperties), else 0.
+    std::uint32_t compute_subgroup_size() const {
+        VkPhysicalDeviceSubgroupProperties sp{};
+        sp.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+        VkPhysicalDeviceProperties2 p2{};
+        p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+        p2.pNext = &sp;
+        vkGetPhysicalDeviceProperties2(physical_, &p2);
+        const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                              VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+        const bool usable =
+            (sp.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sp.supportedOperations & needed) == needed;
+        return usable ? sp.subgroupSize : 0;
+    }
 
     std::string description() const {
         static const char* const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};

@@ -5,7 +5,16 @@
 //
 // Row layout (32 words, floats as their bits): word 0 is the kind of row, the rest its inputs;
 // each row writes up to 8 floats of output. Keep in sync with test_glsl_parity.cpp.
+// With PARITY_SUBGROUPS defined, gorge.glsl's GORGE_SUBGROUPS is on (Phacelle windows shared in a
+// subgroup where its invocations share one: the demo tile's neighbouring samples).
 #extension GL_GOOGLE_include_directive : require
+#ifdef PARITY_SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#define GORGE_SUBGROUPS
+#endif
 #include "gorge.glsl"
 
 const uint row_words = 32u;

@@ -13,8 +13,10 @@
 // the double-precision reference values.
 //
 // Exit codes: 0 pass, 1 fail, 77 skipped because the machine has no Vulkan device (ctest's
-// SKIP_RETURN_CODE). With GORGE_VULKAN_REQUIRED=1 in the environment a missing device is a
-// failure instead, for CI machines that are meant to have one (Mesa's lavapipe).
+// SKIP_RETURN_CODE), or because GORGE_PARITY_NEEDS_SUBGROUPS=1 is set (shaders built with
+// GORGE_SUBGROUPS) and the device has no subgroup vote, ballot and shuffle in compute shaders.
+// With GORGE_VULKAN_REQUIRED=1 in the environment a missing device is a failure instead, for CI
+// machines that are meant to have one (Mesa's lavapipe).
 //
 // Usage: test_glsl_parity [SPIR-V directory [file prefix [port name]]]
 //   runs <directory>/<prefix><hash>.spv for hash = pcg3d, shadertoy, prime_mix and prime_xor; the
@@ -145,6 +147,16 @@ int main(int argc, char** argv) {
             return must_run ? 1 : 77;
         }
         std::printf("Vulkan device: %s\n", ctx->description().c_str());
+        const char* needs_subgroups = std::getenv("GORGE_PARITY_NEEDS_SUBGROUPS");
+        if (needs_subgroups && std::strcmp(needs_subgroups, "1") == 0) {
+            const std::uint32_t subgroup_size = ctx->compute_subgroup_size();
+            if (subgroup_size == 0) {
+                std::printf("SKIP: the device offers no subgroup vote, ballot and shuffle to compute shaders, "
+                            "which these shaders (GORGE_SUBGROUPS) need\n");
+                return 77;
+            }
+            std::printf("subgroups of %u invocations\n", subgroup_size);
+        }
 
         group_table table;
         const std::vector<batch> batches = build_batches(vulkan_sizes, table);

@@ -9,6 +9,11 @@
 //
 // Row layout (32 words, floats as their bits): word 0 is the kind of row, the rest its inputs;
 // each row writes up to 8 floats of output. Keep in sync with test_glsl_parity.cpp.
+// With PARITY_SUBGROUPS defined, gorge.hlsl's GORGE_SUBGROUPS is on (wave intrinsics; see
+// tests/glsl/parity.comp).
+#ifdef PARITY_SUBGROUPS
+#define GORGE_SUBGROUPS
+#endif
 #include "gorge.hlsl"
 
 static const uint row_words = 32u;

@@ -59,6 +59,14 @@
 // Without it (the shadertoy hash, a GORGE_HASH alone) gorge_perlin_noise, gorge_perlin_noise_d2
 // and gorge_basis_perlin are not declared, and naming one is a compile error that says why.
 //
+// Wave intrinsics (optional, shader model 6.0): define GORGE_SUBGROUPS before the include and
+// Phacelle's window is hashed once per wave where all of its lanes share the same window
+// (neighbouring pixels of a coarse octave, nearly always): the first 16 (or 8) lanes hash one (or
+// two) window cells each and every lane reads the 16 jitters with WaveReadLaneAt, the GPU side of
+// the C++ batches' band of cells (phacelle.hpp), as in the GLSL include. Same hashes, same results.
+// It needs waves of at least 8 lanes (smaller ones, and waves whose lanes straddle cells, hash cell
+// by cell).
+//
 // Agreement with the C++ float path (checked by tests/hlsl: compiled to SPIR-V by glslang's HLSL
 // front end and run on a Vulkan device against the C++ float path with the same tolerances as the
 // GLSL include):
@@ -504,6 +512,71 @@ static const float gorge_detail_phacelle_min_length = 1e-20;
 // The window: cells -1..2 around the point's cell on each axis.
 static const int gorge_detail_phacelle_window_side = 4;
 
+// One window cell's wave, v the point relative to the cell's pivot, added to the sums unless its
+// weight is certainly 0.
+void gorge_detail_phacelle_add(float2 v, float2 side, float phase0, inout float weight_sum, inout float2 sum) {
+    float d2 = dot(v, v);
+    if (d2 >= gorge_detail_phacelle_skip_distance_sq) return;
+    float w = max(0.0, exp(-gorge_detail_phacelle_bell_falloff * d2) - gorge_detail_phacelle_weight_floor);
+    float angle = dot(v, side) + phase0;
+    weight_sum += w;
+    sum += w * float2(cos(angle), sin(angle));
+}
+
+#ifdef GORGE_SUBGROUPS
+// The window's cells as wave lanes hash them: lane k (k < 16) hashes cell (k % 4 - 1, k / 4 - 1);
+// in waves of 8 lane k hashes cells k and k + 8. The masks name the wave's first 16 and 8 lanes
+// (bits of WaveActiveBallot).
+static const uint gorge_detail_phacelle_window_cells = 16u;
+static const uint gorge_detail_phacelle_half_window_cells = 8u;
+static const uint gorge_detail_phacelle_window_lanes = (1u << gorge_detail_phacelle_window_cells) - 1u;
+static const uint gorge_detail_phacelle_half_window_lanes = (1u << gorge_detail_phacelle_half_window_cells) - 1u;
+
+// The window's waves, when every active lane of the wave has the same window (cell c) and the
+// wave's first 16 (or 8) lanes are active: each of those hashes one (or two) cells, every lane
+// reads the jitters from them. False (nothing added) otherwise.
+bool gorge_detail_phacelle_subgroup_window(uint2 c, float2 f, float2 side, float phase0, uint seed,
+                                           inout float weight_sum, inout float2 sum) {
+    uint awake = WaveActiveBallot(true).x;  // the lanes running this call
+    uint w = uint(gorge_detail_phacelle_window_side);
+    if (WaveGetLaneCount() >= gorge_detail_phacelle_window_cells &&
+        (awake & gorge_detail_phacelle_window_lanes) == gorge_detail_phacelle_window_lanes && WaveActiveAllEqual(c.x) && WaveActiveAllEqual(c.y)) {
+        uint k = WaveGetLaneIndex() % gorge_detail_phacelle_window_cells;
+        float2 mine = gorge_detail_phacelle_jitter *
+                      GORGE_HASH_COMBINE(GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed), GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);
+        for (int gj = -1; gj <= 2; ++gj) {
+            for (int gi = -1; gi <= 2; ++gi) {
+                float2 jitter = WaveReadLaneAt(mine, uint(gj + 1) * w + uint(gi + 1));
+                gorge_detail_phacelle_add(f - float2(float(gi), float(gj)) - jitter, side, phase0, weight_sum, sum);
+            }
+        }
+        return true;
+    }
+    if (WaveGetLaneCount() >= gorge_detail_phacelle_half_window_cells &&
+        (awake & gorge_detail_phacelle_half_window_lanes) == gorge_detail_phacelle_half_window_lanes && WaveActiveAllEqual(c.x) && WaveActiveAllEqual(c.y)) {
+        uint k = WaveGetLaneIndex() % gorge_detail_phacelle_half_window_cells;
+        uint ax = GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed);
+        float2 north = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(ax, GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);
+        float2 south = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(ax, GORGE_HASH_AXIS_Y(c.y + k / w + 1u, seed), seed);
+        // Rows -1 and 0 from `north`, rows 1 and 2 from `south` (two loops: a select per cell is slower).
+        for (int gj = -1; gj <= 0; ++gj) {
+            for (int gi = -1; gi <= 2; ++gi) {
+                float2 jitter = WaveReadLaneAt(north, uint(gj + 1) * w + uint(gi + 1));
+                gorge_detail_phacelle_add(f - float2(float(gi), float(gj)) - jitter, side, phase0, weight_sum, sum);
+            }
+        }
+        for (int gj_south = 1; gj_south <= 2; ++gj_south) {
+            for (int gi = -1; gi <= 2; ++gi) {
+                float2 jitter = WaveReadLaneAt(south, uint(gj_south - 1) * w + uint(gi + 1));
+                gorge_detail_phacelle_add(f - float2(float(gi), float(gj_south)) - jitter, side, phase0, weight_sum, sum);
+            }
+        }
+        return true;
+    }
+    return false;
+}
+#endif
+
 // Rune Skovbo Johansen's Phacelle noise at q (in cell units); `dir` is a unit vector (or zero).
 gorge_phacelle_result gorge_phacelle(float2 q, float2 dir, float cell_freq, float phase_offset,
                                      float normalization, uint seed) {
@@ -513,27 +586,26 @@ gorge_phacelle_result gorge_phacelle(float2 q, float2 dir, float cell_freq, floa
     float2 f = q - i0;
     uint2 c = uint2(int2(i0));
 
-    // The hash's work for each window column and row is done once (its split form); neighbour
-    // offsets are added as uint, so they wrap.
-    uint column[gorge_detail_phacelle_window_side];
-    uint row[gorge_detail_phacelle_window_side];
-    for (int g = -1; g <= 2; ++g) {
-        column[g + 1] = GORGE_HASH_AXIS_X(c.x + uint(g), seed);
-        row[g + 1] = GORGE_HASH_AXIS_Y(c.y + uint(g), seed);
-    }
     float weight_sum = 0.0;
     float2 sum = float2(0.0, 0.0);
-    for (int gj = -1; gj <= 2; ++gj) {
-        for (int gi = -1; gi <= 2; ++gi) {
-            float2 cell_offset = float2(float(gi), float(gj));
-            float2 jitter = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(column[gi + 1], row[gj + 1], seed);
-            float2 v = f - cell_offset - jitter;  // point relative to the cell's pivot
-            float d2 = dot(v, v);
-            if (d2 >= gorge_detail_phacelle_skip_distance_sq) continue;
-            float w = max(0.0, exp(-gorge_detail_phacelle_bell_falloff * d2) - gorge_detail_phacelle_weight_floor);
-            float angle = dot(v, side) + phase0;
-            weight_sum += w;
-            sum += w * float2(cos(angle), sin(angle));
+#ifdef GORGE_SUBGROUPS
+    if (!gorge_detail_phacelle_subgroup_window(c, f, side, phase0, seed, weight_sum, sum))
+#endif
+    {
+        // The hash's work for each window column and row is done once (its split form); neighbour
+        // offsets are added as uint, so they wrap.
+        uint column[gorge_detail_phacelle_window_side];
+        uint row[gorge_detail_phacelle_window_side];
+        for (int g = -1; g <= 2; ++g) {
+            column[g + 1] = GORGE_HASH_AXIS_X(c.x + uint(g), seed);
+            row[g + 1] = GORGE_HASH_AXIS_Y(c.y + uint(g), seed);
+        }
+        for (int gj = -1; gj <= 2; ++gj) {
+            for (int gi = -1; gi <= 2; ++gi) {
+                float2 cell_offset = float2(float(gi), float(gj));
+                float2 jitter = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(column[gi + 1], row[gj + 1], seed);
+                gorge_detail_phacelle_add(f - cell_offset - jitter, side, phase0, weight_sum, sum);  // relative to the pivot
+            }
         }
     }
     float2 m = sum / weight_sum;
