@@ -17,10 +17,10 @@
 #include <limits>
 #include <random>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "support/catch.hpp"
+#include "support/lane_batches.hpp"
 #include "support/simd_arches.hpp"
 
 #include <gorge/filter/demo_pipeline.hpp>
@@ -246,81 +246,42 @@ struct band_runner {
         using B = xsimd::batch<float, A>;
         constexpr std::size_t n = B::size;
         using ops = gorge::detail::value_ops<B>;
-        std::mt19937 rng(20261202u);
-        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-        const float nan = std::numeric_limits<float>::quiet_NaN();
-        // Batches of points: runs along a row with spacings that give spans from 0 to more than
-        // n - 4 cells, lanes west of lane 0, lanes in another row, negative coordinates, the int32
-        // wrap-around (columns near INT32_MAX, where the band's columns wrap), and NaN lanes.
-        std::vector<std::vector<float>> xs, ys;
-        for (const float spacing : {0.0f, 0.01f, 0.1f, 0.3f, 0.6f, 1.0f, 1.7f}) {
-            for (const float x0 : {0.37f, -5.61f, 2147483000.0f, -2147483000.0f}) {
-                std::vector<float> x(n), y(n, 3.25f + unit(rng));
-                for (std::size_t l = 0; l < n; ++l) x[l] = x0 + spacing * float(l) + 0.01f * unit(rng);
-                xs.push_back(x);
-                ys.push_back(y);
-                std::vector<float> west = x;
-                std::swap(west.front(), west.back());  // lane 0 is not the westmost
-                xs.push_back(west);
-                ys.push_back(y);
-                std::vector<float> rows = y;
-                rows[n / 2] += 1.0f;  // one lane a row further north
-                xs.push_back(x);
-                ys.push_back(rows);
-            }
-        }
-        std::vector<float> with_nan = xs.front(), with_nan_y = ys.front();
-        with_nan[1] = nan;
-        xs.push_back(with_nan);
-        ys.push_back(with_nan_y);
-        xs.push_back(std::vector<float>(n, nan));
-        ys.push_back(std::vector<float>(n, nan));
-
+        const std::vector<gorge_test::lane_batch> batches = gorge_test::band_batches(n, 20261202u);
         std::size_t banded = 0, mismatches = 0;
-        for (std::size_t b = 0; b < xs.size(); ++b) {
-            alignas(64) float qx[n], qy[n];
-            for (std::size_t l = 0; l < n; ++l) {
-                qx[l] = xs[b][l];
-                qy[l] = ys[b][l];
-            }
+        for (const gorge_test::lane_batch& b : batches) {
             // The band condition as phacelle states it: every lane in lane 0's cell row, at most
             // n - 4 columns east of lane 0 (int32 columns, wrapping).
+            const auto column = [](float v) { return std::uint32_t(gorge::detail::value_ops<float>::to_int(std::floor(v))); };
             bool band = true;
-            const auto column = [&](float v) { return std::uint32_t(gorge::detail::value_ops<float>::to_int(std::floor(v))); };
             for (std::size_t l = 0; l < n; ++l)
-                band = band && column(qx[l]) - column(qx[0]) <= std::uint32_t(n - 4) && column(qy[l]) == column(qy[0]);
+                band = band && column(b.x[l]) - column(b.x[0]) <= std::uint32_t(n - 4) && column(b.y[l]) == column(b.y[0]);
             banded += band && ops::lane_permute ? 1 : 0;
-            check_lanes<B, gorge::pcg3d_hash>(qx, qy, 7u, mismatches);
-            check_lanes<B, gorge::prime_mix_hash>(qx, qy, 7u, mismatches);
-            check_lanes<B, gorge::prime_xor_hash>(qx, qy, 3u, mismatches);
-            check_lanes<B, gorge::shadertoy_hash>(qx, qy, 0u, mismatches);
+            check_lanes<B, gorge::pcg3d_hash>(b, 7u, mismatches);
+            check_lanes<B, gorge::prime_mix_hash>(b, 7u, mismatches);
+            check_lanes<B, gorge::prime_xor_hash>(b, 3u, mismatches);
+            check_lanes<B, gorge::shadertoy_hash>(b, 0u, mismatches);
         }
         CAPTURE(n);
         CHECK(mismatches == 0);
-        std::printf("  %zu-lane batches: %zu of %zu took the band\n", n, banded, xs.size());
-        if (ops::lane_permute) CHECK(banded >= xs.size() / 6);  // the band path was exercised
+        std::printf("  %zu-lane batches: %zu of %zu took the band\n", n, banded, batches.size());
+        if (ops::lane_permute) CHECK(banded >= batches.size() / 6);  // the band path was exercised
     }
 
-    template <class B, class Hash, std::size_t n = B::size>
-    static void check_lanes(const float (&qx)[n], const float (&qy)[n], std::uint32_t seed, std::size_t& mismatches) {
+    template <class B, class Hash>
+    static void check_lanes(const gorge_test::lane_batch& b, std::uint32_t seed, std::size_t& mismatches) {
+        constexpr std::size_t n = B::size;
         const glm::vec<2, B> dir(B(0.6f), B(-0.8f));
-        const auto eval = [&](const float* x, const float* y, float* cx, float* cy) {
+        const auto eval = [&](const gorge_test::lane_batch& points, float* cx, float* cy) {
             const gorge::phacelle_result<B> r = gorge::phacelle<Hash>(
-                glm::vec<2, B>(B::load_aligned(x), B::load_aligned(y)), dir, B(0.7f), B(0.25f), B(0.5f), seed);
-            r.phase.x.store_aligned(cx);
-            r.phase.y.store_aligned(cy);
+                glm::vec<2, B>(B::load_unaligned(points.x.data()), B::load_unaligned(points.y.data())), dir, B(0.7f),
+                B(0.25f), B(0.5f), seed);
+            r.phase.x.store_unaligned(cx);
+            r.phase.y.store_unaligned(cy);
         };
-        alignas(64) float all_x[n], all_y[n];
-        eval(qx, qy, all_x, all_y);
+        std::vector<float> all_x(n), all_y(n), cx(n), cy(n);
+        eval(b, all_x.data(), all_y.data());
         for (std::size_t l = 0; l < n; ++l) {
-            alignas(64) float x[n], y[n], cx[n], cy[n];
-            for (std::size_t k = 0; k < n; ++k) {
-                x[k] = 1000.5f * float(k + 1);  // far apart, each lane in its own row
-                y[k] = -777.25f * float(k + 1);
-            }
-            x[l] = qx[l];
-            y[l] = qy[l];
-            eval(x, y, cx, cy);
+            eval(gorge_test::lane_alone(b, l), cx.data(), cy.data());
             const bool same = (bits_of(cx[l]) == bits_of(all_x[l]) && bits_of(cy[l]) == bits_of(all_y[l])) ||
                               (std::isnan(all_x[l]) && std::isnan(cx[l]) && std::isnan(all_y[l]) && std::isnan(cy[l]));
             mismatches += same ? 0 : 1;

@@ -17,6 +17,7 @@
 #include "support/catch.hpp"
 #include "support/csv.hpp"
 #include "support/reference.hpp"
+#include "support/lane_batches.hpp"
 #include "support/simd_arches.hpp"
 
 #include <gorge/filter/demo_pipeline.hpp>
@@ -232,7 +233,58 @@ struct load_store_runner {
 
 }  // namespace
 
+namespace {
+
+/// Noise cells share two rows of corner hashes between the lanes of a batch whose lanes lie in one
+/// cell row within lanes - 2 columns (detail::cell_corners; AVX2 and AVX-512 float batches, hashes
+/// without cheap_combine): each lane of such batches, and of batches that must not share (a lane
+/// west of lane 0, one in another row, too far east, NaN, columns at the int32 wrap), must equal
+/// the same point evaluated alone among far-away lanes, bit for bit.
+struct corner_rows_runner {
+    template <class A>
+    void run() const {
+        using B = xsimd::batch<float, A>;
+        std::size_t mismatches = 0;
+        for (const gorge_test::lane_batch& b : gorge_test::band_batches(B::size, 20261202u)) {
+            check<B, gorge::pcg3d_hash>(b, 7u, mismatches);
+            check<B, gorge::prime_mix_hash>(b, 7u, mismatches);
+            check<B, gorge::prime_xor_hash>(b, 3u, mismatches);
+            check<B, gorge::shadertoy_hash>(b, 0u, mismatches);
+        }
+        CAPTURE(B::size);
+        CHECK(mismatches == 0);
+    }
+
+    /// Gradient and value noise of the batch against each lane alone; counts differing lanes.
+    template <class B, class Hash>
+    static void check(const gorge_test::lane_batch& b, std::uint32_t seed, std::size_t& mismatches) {
+        constexpr std::size_t n = B::size;
+        const auto eval = [&](const gorge_test::lane_batch& points, float* out) {
+            const glm::vec<2, B> q(B::load_unaligned(points.x.data()), B::load_unaligned(points.y.data()));
+            const glm::vec<3, B> g = gorge::gradient_noise<Hash>(q, seed);
+            const glm::vec<3, B> v = gorge::value_noise<Hash>(q, seed);
+            const B parts[] = {g.x, g.y, g.z, v.x, v.y, v.z};
+            for (std::size_t k = 0; k < 6; ++k) parts[k].store_unaligned(out + k * n);
+        };
+        std::vector<float> all(6 * n), alone(6 * n);
+        eval(b, all.data());
+        for (std::size_t l = 0; l < n; ++l) {
+            eval(gorge_test::lane_alone(b, l), alone.data());
+            bool same = true;
+            for (std::size_t k = 0; k < 6; ++k) {
+                const float u = all[k * n + l], w = alone[k * n + l];
+                same = same && (std::memcmp(&u, &w, sizeof u) == 0 || (std::isnan(u) && std::isnan(w)));
+            }
+            mismatches += same ? 0 : 1;
+        }
+    }
+};
+
+}  // namespace
+
 TEST_CASE("simd: hash lanes are bit-identical to the scalar hashes", "[simd]") { for_each_arch(hash_runner{}); }
+
+TEST_CASE("simd: noise lanes sharing corner hashes equal each lane alone", "[simd]") { for_each_arch(corner_rows_runner{}); }
 
 TEST_CASE("simd: conversions, min and max follow the scalar semantics exactly", "[simd]") { for_each_arch(conversion_runner{}); }
 

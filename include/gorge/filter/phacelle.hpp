@@ -172,12 +172,10 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
         // east, the lanes' windows lie in one band of 4 rows by `lanes` columns: each window row's
         // jitters are hashed once for all lanes, one column per lane, and each lane takes its own
         // from there (a lane permute). Same hash, same bits, a quarter of the combines.
-        const U first_column = ops::first_lane(ix);
-        const U lane_column = ix - first_column;  // wraps: a lane west of lane 0 fails the test
-        if (ops::all_at_most(lane_column, std::uint32_t(ops::lanes - detail::phacelle_window_side)) &&
-            ops::all_at_most(iy ^ ops::first_lane(iy), 0u)) {
-            // Band column k (lane k) is cell column first_column - 1 + k.
-            const U band_column = split::axis_x(first_column - U(1u) + ops::lane_sequence(), seed);
+        U lane_column;
+        if (detail::lanes_in_band<T>(ix, iy, std::uint32_t(ops::lanes - detail::phacelle_window_side), lane_column)) {
+            // Band column k (lane k) is lane 0's column - 1 + k.
+            const U band_column = split::axis_x(ops::first_lane(ix) - U(1u) + ops::lane_sequence(), seed);
             detail::phacelle_band_jitter<T> band;
             band.lane_column = lane_column;
             GORGE_PHACELLE_UNROLL
