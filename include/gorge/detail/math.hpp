@@ -148,6 +148,15 @@ struct has_exp_nonpositive<Ops, std::enable_if_t<std::is_same<
 // lane 0), lane_sequence() (the uint batch 0, 1, 2, ...) and all_at_most(u, limit) (whether
 // every lane of u is <= limit, unsigned): the Phacelle window then hashes a band of cells once
 // for all lanes (see gorge/filter/phacelle.hpp).
+// A value_ops may also provide `sincos_in_range(x, s, c)`, sincos without its per-call range
+// check, valid where every lane has |x| <= `sincos_range_limit` (see detail::sincos_in_range).
+template <class Ops, class = void> struct has_sincos_in_range : std::false_type {};
+template <class Ops>
+struct has_sincos_in_range<Ops, decltype(Ops::sincos_in_range(std::declval<const typename Ops::value_type&>(),
+                                                               std::declval<typename Ops::value_type&>(),
+                                                               std::declval<typename Ops::value_type&>()))>
+    : std::true_type {};
+
 template <class Ops, class = void> struct has_lane_permute : std::false_type {};
 template <class Ops> struct has_lane_permute<Ops, std::enable_if_t<Ops::lane_permute>> : std::true_type {};
 
@@ -166,6 +175,25 @@ GORGE_FORCEINLINE T exp_nonpositive_dispatch(std::false_type, const T& x) { retu
 /// s = sin(x), c = cos(x).
 template <class T> GORGE_FORCEINLINE void sincos(T x, T& s, T& c) {
     sincos_dispatch<value_ops<T>>(has_sincos<value_ops<T>>{}, x, s, c);
+}
+/// Whether every lane of `bound` (an upper bound of some arguments' magnitudes) lies within the
+/// range of sincos_in_range, so that those arguments may skip sincos's per-call check. Always
+/// false for types without sincos_in_range, whose sincos has no such check.
+template <class T> GORGE_FORCEINLINE bool within_sincos_range(T bound) {
+    using ops = value_ops<T>;
+    if constexpr (has_sincos_in_range<ops>::value)
+        return !any<T>(!(bound <= T(ops::sincos_range_limit)));
+    else
+        return false;
+}
+/// s = sin(x), c = cos(x) for arguments that within_sincos_range said true for: sincos without
+/// its range check where the type has one, else sincos itself. Same results as sincos there.
+template <class T> GORGE_FORCEINLINE void sincos_in_range(T x, T& s, T& c) {
+    using ops = value_ops<T>;
+    if constexpr (has_sincos_in_range<ops>::value)
+        ops::sincos_in_range(x, s, c);
+    else
+        detail::sincos(x, s, c);
 }
 /// exp(x) for x <= 0. Batch types may clamp x below at about -87 (exp < 2e-38 there).
 template <class T> GORGE_FORCEINLINE T exp_nonpositive(T x) {

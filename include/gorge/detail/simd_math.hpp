@@ -7,7 +7,9 @@
 //   - share one range reduction between sin and cos;
 //   - treat every lane alike (no whole-batch branches on values), so a lane's result depends on
 //     its own argument only — a prerequisite for gorge's determinism guarantee;
-//   - are accurate to about 1-2 float ulps against libm (tests/test_simd.cpp measures this).
+//   - are accurate to about 1-2 float ulps against libm (tests/test_simd.cpp measures this);
+//   - come in a variant without the range check (sincos_in_range), for callers that bound many
+//     arguments at once (Phacelle checks one bound per octave instead of one per cell).
 //
 // Technique: Cody & Waite's additive range reduction with pi/2 split in three parts, and the
 // minimax polynomials of Stephen L. Moshier's Cephes library (sinf.c, cosf.c, expf.c; the
@@ -22,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -66,11 +69,43 @@ GORGE_COLD_NOINLINE inline void sincos_far_lanes(const float* x, float* s, float
     }
 }
 
-/// sin(x) and cos(x) of every lane. Lanes with |x| > sincos_reduction_limit (or non-finite) are
-/// recomputed with std::sin / std::cos.
+/// (a, b) where the sign bit of `where` is clear, (b, a) where it is set: one VBLENDVPS each on
+/// AVX, a test and two masked blends on AVX-512, three bit operations elsewhere.
 template <class A>
-GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<float, A>& s,
-                              xsimd::batch<float, A>& c) {
+GORGE_FORCEINLINE void swap_where_sign_set(const xsimd::batch<float, A>& a, const xsimd::batch<float, A>& b,
+                                           const xsimd::batch<std::uint32_t, A>& where,
+                                           xsimd::batch<float, A>& first, xsimd::batch<float, A>& second) {
+    using F = xsimd::batch<float, A>;
+    using U = xsimd::batch<std::uint32_t, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+#if defined(__AVX512F__)
+    if constexpr (std::is_base_of<xsimd::avx512f, A>::value) {
+        const __mmask16 set = _mm512_cmplt_epi32_mask(where, _mm512_setzero_si512());
+        first = F(_mm512_mask_blend_ps(set, a, b));
+        second = F(_mm512_mask_blend_ps(set, b, a));
+        return;
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (std::is_base_of<xsimd::avx, A>::value && F::size == 8) {
+        const __m256 set = _mm256_castsi256_ps(where);
+        first = F(_mm256_blendv_ps(a, b, set));
+        second = F(_mm256_blendv_ps(b, a, set));
+        return;
+    }
+#endif
+    const U all_where_set = xsimd::bitwise_cast<U>(xsimd::bitwise_cast<I>(where) >> 31);
+    const U exchange = (xsimd::bitwise_cast<U>(a) ^ xsimd::bitwise_cast<U>(b)) & all_where_set;
+    first = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(a) ^ exchange);
+    second = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(b) ^ exchange);
+}
+
+/// sin(x) and cos(x) of every lane, for lanes with |x| <= sincos_reduction_limit (a lane beyond
+/// it gets an inaccurate value, a NaN lane NaN). The caller checks the range once for many calls;
+/// sincos below checks it per call.
+template <class A>
+GORGE_FORCEINLINE void sincos_in_range(const xsimd::batch<float, A>& x, xsimd::batch<float, A>& s,
+                                       xsimd::batch<float, A>& c) {
     using F = xsimd::batch<float, A>;
     using U = xsimd::batch<std::uint32_t, A>;
     // Quadrant k = round(x * 2/pi), taken from the low bits of the magic-number sum.
@@ -81,20 +116,25 @@ GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<floa
     const F z = r * r;
     const F ps = r + r * z * (F(sin_c1) + z * (F(sin_c2) + z * F(sin_c3)));
     const F pc = F(1) - F(0.5f) * z + z * z * (F(cos_c1) + z * (F(cos_c2) + z * F(cos_c3)));
-    // sin(r + k pi/2): quadrant 0 ( ps,  pc), 1 ( pc, -ps), 2 (-ps, -pc), 3 (-pc,  ps). The swap of
-    // odd quadrants and the signs are bit operations on k's two low bits, moved to the sign bit by
-    // shifts (no other integer constants): swap is all ones where k is odd, and ps ^ t, pc ^ t with
-    // t = (ps ^ pc) & swap exchange the two there; sin is negative in quadrants 2 and 3 (bit 1),
-    // cos in quadrants 1 and 2 (bit 1 xor bit 0).
-    using I = xsimd::batch<std::int32_t, A>;
+    // sin(r + k pi/2): quadrant 0 ( ps,  pc), 1 ( pc, -ps), 2 (-ps, -pc), 3 (-pc,  ps). Odd quadrants
+    // swap the two (a select on k's bit 0, moved to the sign bit); the signs are bit operations on
+    // k's two low bits, moved to the sign bit by shifts (no other integer constants): sin is
+    // negative in quadrants 2 and 3 (bit 1), cos in quadrants 1 and 2 (bit 1 xor bit 0).
     const U bit1_at_sign = k << 30, bit0_at_sign = k << 31;
+    F swapped_s, swapped_c;
+    swap_where_sign_set(ps, pc, bit0_at_sign, swapped_s, swapped_c);
     const U sign_mask(float_sign_mask);
-    const U swap = xsimd::bitwise_cast<U>(xsimd::bitwise_cast<I>(bit0_at_sign) >> 31);
-    const U ps_bits = xsimd::bitwise_cast<U>(ps), pc_bits = xsimd::bitwise_cast<U>(pc);
-    const U t = (ps_bits ^ pc_bits) & swap;
-    s = xsimd::bitwise_cast<F>(ps_bits ^ t ^ (bit1_at_sign & sign_mask));
-    c = xsimd::bitwise_cast<F>(pc_bits ^ t ^ ((bit1_at_sign ^ bit0_at_sign) & sign_mask));
+    s = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(swapped_s) ^ (bit1_at_sign & sign_mask));
+    c = xsimd::bitwise_cast<F>(xsimd::bitwise_cast<U>(swapped_c) ^ ((bit1_at_sign ^ bit0_at_sign) & sign_mask));
+}
 
+/// sin(x) and cos(x) of every lane. Lanes with |x| > sincos_reduction_limit (or non-finite) are
+/// recomputed with std::sin / std::cos.
+template <class A>
+GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<float, A>& s,
+                              xsimd::batch<float, A>& c) {
+    using F = xsimd::batch<float, A>;
+    sincos_in_range(x, s, c);
     // Every lane within the limit (false for NaN and infinities) is the usual case; the others
     // go through one out-of-line call, so that the caller's loop keeps its values in registers.
     if (GORGE_UNLIKELY(!xsimd::all(xsimd::abs(x) <= F(sincos_reduction_limit)))) {

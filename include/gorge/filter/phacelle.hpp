@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../detail/math.hpp"
 #include "../noise/hash.hpp"
@@ -41,6 +42,12 @@ constexpr double phacelle_weight_floor = 0.01111;
 /// below the floor, far more than any exp implementation's error (the zero crossing itself is at
 /// 2.24996). Cells this far in every lane are skipped without changing any result.
 constexpr double phacelle_skip_distance_sq = 2.26;
+/// Bound of |v.x| and |v.y| for a window cell's pivot offset v = f - (gi, gj) - jitter: f in
+/// [0, 1], gi and gj in -1..2, jitter in [-0.5, 0.5). Every phase angle is then at most
+/// phacelle_max_offset (|side.x| + |side.y|) + |phase0|.
+constexpr double phacelle_max_offset = 2.5;
+/// The factor by which that bound must stay within sincos's range (room for rounding).
+constexpr double phacelle_angle_bound_margin = 2.0;
 /// Lower bound of the length the blended vector is divided by; it only matters when the blend
 /// cancels out exactly with normalization = 1, where it keeps the result 0 instead of NaN.
 constexpr double phacelle_min_length = 1e-20;
@@ -147,16 +154,13 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
     const U iy = ops::to_uint(ops::to_int(i0.y));
     using split = detail::hash_split<Hash>;
 
-    // The hash's work for each window column and row is done once (its split form), two
+    // The hash's work for each window row (and below, column) is done once (its split form), two
     // neighbouring lines at a time. Neighbour offsets are added on unsigned lanes, so they wrap
     // instead of overflowing.
-    U column[detail::phacelle_window_side], row[detail::phacelle_window_side];
+    U row[detail::phacelle_window_side];
     GORGE_PHACELLE_UNROLL
-    for (int g = -1; g <= 2; g += 2) {
-        const U offset(static_cast<std::uint32_t>(g));
-        detail::axis_x_pair<Hash>(ix + offset, seed, column[g + 1], column[g + 2]);
-        detail::axis_y_pair<Hash>(iy + offset, seed, row[g + 1], row[g + 2]);
-    }
+    for (int g = -1; g <= 2; g += 2)
+        detail::axis_y_pair<Hash>(iy + U(static_cast<std::uint32_t>(g)), seed, row[g + 1], row[g + 2]);
 
     // Then the whole window, without branches: each cell's pivot offset v, its squared distance,
     // and a bit per cell that is set when some lane is nearer than phacelle_skip_distance_sq.
@@ -187,26 +191,44 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
         }
     }
     if (!window_done) {
+        U column[detail::phacelle_window_side];
+        GORGE_PHACELLE_UNROLL
+        for (int g = -1; g <= 2; g += 2)
+            detail::axis_x_pair<Hash>(ix + U(static_cast<std::uint32_t>(g)), seed, column[g + 1], column[g + 2]);
         const detail::phacelle_cell_jitter<Hash, T> cells{column, row, seed};
         near_cells = detail::phacelle_window(f, cells, offset_x, offset_y, dist_sq);
     }
 
     // Then the near cells in window order (the order of the sums), one loop step each: the only
-    // data-dependent branch is the loop's own.
+    // data-dependent branch is the loop's own. Every phase angle lies within a bound checked once
+    // here, so that sincos need not check each one (the same results).
+    const T angle_bound = detail::constant<T>(detail::phacelle_max_offset) *
+                              (detail::abs(side.x) + detail::abs(side.y)) + detail::abs(phase0);
+    const bool angles_in_range =
+        detail::within_sincos_range<T>(angle_bound * detail::constant<T>(detail::phacelle_angle_bound_margin));
     T weight_sum = T(0);
     V2 sum(T(0), T(0));
-    for (std::uint32_t rest = near_cells; rest != 0; rest &= rest - 1u) {
-        const int cell = detail::lowest_set_bit(rest);
-        const V2 v(offset_x[cell], offset_y[cell]);
-        // The exponent is never positive, which lets SIMD types use a cheaper exp.
-        const T bell = detail::exp_nonpositive(detail::constant<T>(-detail::phacelle_bell_falloff) * dist_sq[cell]);
-        const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
-        const T angle = detail::dot(v, side) + phase0;
-        T sin_angle, cos_angle;
-        detail::sincos(angle, sin_angle, cos_angle);
-        weight_sum += w;
-        sum += w * V2(cos_angle, sin_angle);
-    }
+    const auto add_near_cells = [&](auto in_range) {
+        for (std::uint32_t rest = near_cells; rest != 0; rest &= rest - 1u) {
+            const int cell = detail::lowest_set_bit(rest);
+            const V2 v(offset_x[cell], offset_y[cell]);
+            // The exponent is never positive, which lets SIMD types use a cheaper exp.
+            const T bell = detail::exp_nonpositive(detail::constant<T>(-detail::phacelle_bell_falloff) * dist_sq[cell]);
+            const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
+            const T angle = detail::dot(v, side) + phase0;
+            T sin_angle, cos_angle;
+            if constexpr (decltype(in_range)::value)
+                detail::sincos_in_range(angle, sin_angle, cos_angle);
+            else
+                detail::sincos(angle, sin_angle, cos_angle);
+            weight_sum += w;
+            sum += w * V2(cos_angle, sin_angle);
+        }
+    };
+    if (angles_in_range)
+        add_near_cells(std::true_type{});
+    else
+        add_near_cells(std::false_type{});
     const V2 m = sum / weight_sum;
     const T len = detail::max(detail::max(T(1) - normalization, detail::length(m)),
                               detail::constant<T>(detail::phacelle_min_length));

@@ -197,6 +197,10 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
 
     /// exp(x) for x <= 0 (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
+    /// sin and cos of lanes with |x| <= sincos_range_limit, without sincos's per-call range check
+    /// (see detail::sincos_in_range).
+    static constexpr float sincos_range_limit = simd_math::sincos_reduction_limit;
+    static void sincos_in_range(const T& x, T& s, T& c) { simd_math::sincos_in_range(x, s, c); }
 
     /// Same semantics as the scalar to_int: saturates to [INT32_MIN, int32_saturation_bound], NaN -> INT32_MIN.
     /// On x86 the conversion instruction itself returns INT32_MIN (its "integer indefinite") for
