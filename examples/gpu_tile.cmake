@@ -7,7 +7,8 @@ if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
   target_link_libraries(gpu_tile PRIVATE Vulkan::Vulkan)
   # The shader with the default hash (gpu_tile.spv) and with the other exact hashes (gpu_tile --hash
   # prime_mix|prime_xor) in their split form (column and row work shared, as the default pcg3d does),
-  # each without and with subgroups (gpu_tile_<hash>_subgroups.spv, used where the device allows).
+  # each without and with subgroups (gpu_tile_<hash>_subgroups.spv, used where the device allows;
+  # optimized by spirv-opt, see gorge_compile_spirv).
   set(gpu_tile_hash_spirv)
   foreach(hash pcg3d prime_mix prime_xor)
     if(hash STREQUAL "pcg3d")
@@ -21,7 +22,7 @@ if(GORGE_GLSLANG_VALIDATOR AND GORGE_HAVE_VULKAN)
     gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/${name}.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp
                         DEFINES ${hash_defines})
     gorge_compile_spirv(${CMAKE_CURRENT_BINARY_DIR}/${name}_subgroups.spv ${CMAKE_CURRENT_SOURCE_DIR}/gpu_tile.comp
-                        DEFINES ${hash_defines} GPU_TILE_SUBGROUPS)
+                        OPTIMIZE DEFINES ${hash_defines} GPU_TILE_SUBGROUPS)
     list(APPEND gpu_tile_hash_spirv ${CMAKE_CURRENT_BINARY_DIR}/${name}.spv ${CMAKE_CURRENT_BINARY_DIR}/${name}_subgroups.spv)
   endforeach()
   # The same shader written with gorge's HLSL include (run it with GORGE_GPU_TILE_SPIRV pointing at

@@ -531,8 +531,10 @@ bool gorge_detail_phacelle_subgroup_window(uvec2 c, vec2 f, vec2 side, float pha
                                            inout float weight_sum, inout vec2 sum) {
     uint awake = subgroupBallot(true).x;  // the invocations running this call
     uint w = uint(gorge_detail_phacelle_window_side);
-    if (gl_SubgroupSize >= gorge_detail_phacelle_window_cells &&
-        (awake & gorge_detail_phacelle_window_lanes) == gorge_detail_phacelle_window_lanes && subgroupAllEqual(c)) {
+    // The conditions are evaluated without short-circuit branches (faster on the H200).
+    bool same_window = subgroupAllEqual(c);
+    if (all(bvec3(gl_SubgroupSize >= gorge_detail_phacelle_window_cells,
+                  (awake & gorge_detail_phacelle_window_lanes) == gorge_detail_phacelle_window_lanes, same_window))) {
         uint k = gl_SubgroupInvocationID % gorge_detail_phacelle_window_cells;
         vec2 mine = gorge_detail_phacelle_jitter *
                     GORGE_HASH_COMBINE(GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed), GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);
@@ -544,8 +546,8 @@ bool gorge_detail_phacelle_subgroup_window(uvec2 c, vec2 f, vec2 side, float pha
         }
         return true;
     }
-    if (gl_SubgroupSize >= gorge_detail_phacelle_half_window_cells &&
-        (awake & gorge_detail_phacelle_half_window_lanes) == gorge_detail_phacelle_half_window_lanes && subgroupAllEqual(c)) {
+    if (all(bvec3(gl_SubgroupSize >= gorge_detail_phacelle_half_window_cells,
+                  (awake & gorge_detail_phacelle_half_window_lanes) == gorge_detail_phacelle_half_window_lanes, same_window))) {
         uint k = gl_SubgroupInvocationID % gorge_detail_phacelle_half_window_cells;
         uint ax = GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed);
         vec2 north = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(ax, GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);

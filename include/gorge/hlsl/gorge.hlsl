@@ -539,8 +539,10 @@ bool gorge_detail_phacelle_subgroup_window(uint2 c, float2 f, float2 side, float
                                            inout float weight_sum, inout float2 sum) {
     uint awake = WaveActiveBallot(true).x;  // the lanes running this call
     uint w = uint(gorge_detail_phacelle_window_side);
+    // The window test once for both paths (as in the GLSL port).
+    bool same_window = WaveActiveAllEqual(c.x) && WaveActiveAllEqual(c.y);
     if (WaveGetLaneCount() >= gorge_detail_phacelle_window_cells &&
-        (awake & gorge_detail_phacelle_window_lanes) == gorge_detail_phacelle_window_lanes && WaveActiveAllEqual(c.x) && WaveActiveAllEqual(c.y)) {
+        (awake & gorge_detail_phacelle_window_lanes) == gorge_detail_phacelle_window_lanes && same_window) {
         uint k = WaveGetLaneIndex() % gorge_detail_phacelle_window_cells;
         float2 mine = gorge_detail_phacelle_jitter *
                       GORGE_HASH_COMBINE(GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed), GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);
@@ -553,7 +555,7 @@ bool gorge_detail_phacelle_subgroup_window(uint2 c, float2 f, float2 side, float
         return true;
     }
     if (WaveGetLaneCount() >= gorge_detail_phacelle_half_window_cells &&
-        (awake & gorge_detail_phacelle_half_window_lanes) == gorge_detail_phacelle_half_window_lanes && WaveActiveAllEqual(c.x) && WaveActiveAllEqual(c.y)) {
+        (awake & gorge_detail_phacelle_half_window_lanes) == gorge_detail_phacelle_half_window_lanes && same_window) {
         uint k = WaveGetLaneIndex() % gorge_detail_phacelle_half_window_cells;
         uint ax = GORGE_HASH_AXIS_X(c.x + k % w - 1u, seed);
         float2 north = gorge_detail_phacelle_jitter * GORGE_HASH_COMBINE(ax, GORGE_HASH_AXIS_Y(c.y + k / w - 1u, seed), seed);
