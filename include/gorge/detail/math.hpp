@@ -148,6 +148,9 @@ struct has_exp_nonpositive<Ops, std::enable_if_t<std::is_same<
 // lane 0), lane_sequence() (the uint batch 0, 1, 2, ...) and all_at_most(u, limit) (whether
 // every lane of u is <= limit, unsigned): the Phacelle window then hashes a band of cells once
 // for all lanes (see gorge/filter/phacelle.hpp).
+template <class Ops, class = void> struct has_lane_permute : std::false_type {};
+template <class Ops> struct has_lane_permute<Ops, std::enable_if_t<Ops::lane_permute>> : std::true_type {};
+
 // A value_ops may also provide `sincos_in_range(x, s, c)`, sincos without its per-call range
 // check, valid where every lane has |x| <= `sincos_range_limit` (see detail::sincos_in_range).
 template <class Ops, class = void> struct has_sincos_in_range : std::false_type {};
@@ -156,9 +159,6 @@ struct has_sincos_in_range<Ops, decltype(Ops::sincos_in_range(std::declval<const
                                                                std::declval<typename Ops::value_type&>(),
                                                                std::declval<typename Ops::value_type&>()))>
     : std::true_type {};
-
-template <class Ops, class = void> struct has_lane_permute : std::false_type {};
-template <class Ops> struct has_lane_permute<Ops, std::enable_if_t<Ops::lane_permute>> : std::true_type {};
 
 template <class Ops, class T>
 GORGE_FORCEINLINE void sincos_dispatch(std::true_type, const T& x, T& s, T& c) { Ops::sincos(x, s, c); }
