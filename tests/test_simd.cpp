@@ -85,6 +85,12 @@ std::vector<scalar_of<B>> lanes_of(const B& b) {
     return std::vector<scalar_of<B>>(buf, buf + B::size);
 }
 
+std::uint32_t bits_of(float v) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
 const std::vector<std::int32_t> lattice_samples = {0,          1,          -1,         2,        -2,       7,
                                                    -6,         -12,        1000,       -1000,    65535,    65536,
                                                    -65537,     1 << 24,    -(1 << 24), 123456789, -987654321,
@@ -300,7 +306,7 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
     // Absolute error of sin/cos (values in [-1, 1]) and relative error of exp, against double libm.
     double sin_err = 0, cos_err = 0, exp_err = 0;
     std::mt19937 rng(7);
-    std::uniform_real_distribution<float> angle(-200.0f, 200.0f), expo(-90.0f, 0.0f);
+    std::uniform_real_distribution<float> angle(-200.0f, 200.0f), expo(-87.0f, 0.0f);
     for (int i = 0; i < 20000; ++i) {
         alignas(64) float xs[B::size], es[B::size];
         for (std::size_t l = 0; l < B::size; ++l) xs[l] = angle(rng), es[l] = expo(rng);
@@ -311,7 +317,7 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
         for (std::size_t l = 0; l < B::size; ++l) {
             sin_err = std::max(sin_err, std::fabs(sl[l] - std::sin(double(xs[l]))));
             cos_err = std::max(cos_err, std::fabs(cl[l] - std::cos(double(xs[l]))));
-            const double e = std::exp(double(std::max(es[l], -87.0f)));
+            const double e = std::exp(double(es[l]));
             exp_err = std::max(exp_err, std::fabs(el[l] - e) / e);
         }
     }
@@ -322,9 +328,10 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
     CHECK(cos_err <= 2.4e-7);
     CHECK(exp_err <= 2.4e-7);
 
-    // Below the clamp the result is exp(-87) (not a subnormal); NaN stays NaN.
-    const float clamped = lanes_of(ops::exp_nonpositive(B(-200.0f)))[0];
-    CHECK(std::fabs(double(clamped) / std::exp(-87.0) - 1.0) < 3e-7);
+    // The ends of the domain [-87, 0] (exp(-87) is still a normal float); NaN stays NaN.
+    const float lowest = lanes_of(ops::exp_nonpositive(B(gorge::detail::simd_math::exp_min_argument)))[0];
+    CHECK(std::fabs(double(lowest) / std::exp(-87.0) - 1.0) < 3e-7);
+    CHECK(lanes_of(ops::exp_nonpositive(B(0.0f)))[0] == 1.0f);
     CHECK(std::isnan(lanes_of(ops::exp_nonpositive(B(std::numeric_limits<float>::quiet_NaN())))[0]));
 
     // pow on the kernels' domain (bases in [0, 1], moderate exponents), relative to libm in
@@ -362,6 +369,32 @@ TEST_CASE("simd: sincos and exp_nonpositive against libm in double", "[simd]") {
             } else {
                 CHECK(std::fabs(pl[l]) == std::fabs(want));  // pow(-0, odd) may differ in sign only
             }
+        }
+    }
+
+    // pow_unit_base, pow without its special cases for bases 0 or in [smallest normal, 1] and finite
+    // positive exponents, gives pow's bits there: random bases of every binade down to the smallest
+    // normal, the bases 1 - s of pow_inv, both ends, and exponents from 1e-6 to 1e4 (results that
+    // underflow to 0 or to subnormals included).
+    const std::vector<float> unit_ends = {0.0f, 1.0f, std::numeric_limits<float>::min(), 0x1p-24f,
+                                          std::nextafter(1.0f, 0.0f), 0.5f};
+    std::uniform_real_distribution<float> mantissa(0.5f, 1.0f), unit(0.0f, 1.0f), log_exponent(-6.0f, 4.0f);
+    std::uniform_int_distribution<int> binade(-125, 0);
+    for (int i = 0; i < 20000; ++i) {
+        alignas(64) float xs[B::size], es[B::size];
+        for (std::size_t l = 0; l < B::size; ++l) {
+            switch ((i + int(l)) % 3) {
+                case 0: xs[l] = std::ldexp(mantissa(rng), binade(rng)); break;
+                case 1: xs[l] = 1.0f - unit(rng); break;
+                default: xs[l] = unit_ends[std::size_t(i + int(l)) / 3 % unit_ends.size()]; break;
+            }
+            es[l] = std::pow(10.0f, log_exponent(rng));
+        }
+        const auto general = lanes_of(ops::pow(B::load_aligned(xs), B::load_aligned(es)));
+        const auto unit_base = lanes_of(ops::pow_unit_base(B::load_aligned(xs), B::load_aligned(es)));
+        for (std::size_t l = 0; l < B::size; ++l) {
+            INFO("pow_unit_base(" << xs[l] << ", " << es[l] << ") = " << unit_base[l] << ", pow " << general[l]);
+            REQUIRE(bits_of(unit_base[l]) == bits_of(general[l]));
         }
     }
 

@@ -127,9 +127,10 @@ template <class T> GORGE_FORCEINLINE T select(mask_t<T> c, T a, T b) {
 template <class T> GORGE_FORCEINLINE bool any(mask_t<T> c) { return value_ops<T>::any(c); }
 
 // Optional fast paths. A value_ops may provide `sincos(x, s, c)` (sin and cos from one range
-// reduction) and `exp_nonpositive(x)` (exp restricted to x <= 0, free of overflow handling); the
-// SIMD glue does. Types without them fall back to the plain functions, so for float and double
-// these are exactly std::sin / std::cos / std::exp.
+// reduction), `exp_nonpositive(x)` (exp restricted to x in [-87, 0], free of overflow handling)
+// and `pow_unit_base(x, e)` (pow restricted to x in {0} or [smallest normal, 1] and finite e > 0);
+// the SIMD glue does. Types without them fall back to the plain functions, so for float and double
+// these are exactly std::sin / std::cos / std::exp / std::pow.
 template <class Ops, class = void> struct has_sincos : std::false_type {};
 template <class Ops>
 struct has_sincos<Ops, decltype(Ops::sincos(std::declval<const typename Ops::value_type&>(),
@@ -140,6 +141,13 @@ template <class Ops, class = void> struct has_exp_nonpositive : std::false_type 
 template <class Ops>
 struct has_exp_nonpositive<Ops, std::enable_if_t<std::is_same<
     decltype(Ops::exp_nonpositive(std::declval<const typename Ops::value_type&>())),
+    typename Ops::value_type>::value>> : std::true_type {};
+
+template <class Ops, class = void> struct has_pow_unit_base : std::false_type {};
+template <class Ops>
+struct has_pow_unit_base<Ops, std::enable_if_t<std::is_same<
+    decltype(Ops::pow_unit_base(std::declval<const typename Ops::value_type&>(),
+                                std::declval<const typename Ops::value_type&>())),
     typename Ops::value_type>::value>> : std::true_type {};
 
 // A value_ops may also set `lane_permute = true` where moving values between lanes is one register
@@ -195,7 +203,7 @@ template <class T> GORGE_FORCEINLINE void sincos_in_range(T x, T& s, T& c) {
     else
         detail::sincos(x, s, c);
 }
-/// exp(x) for x <= 0. Batch types may clamp x below at about -87 (exp < 2e-38 there).
+/// exp(x) for x in [-87, 0] (or NaN); batch types may give meaningless values below -87.
 template <class T> GORGE_FORCEINLINE T exp_nonpositive(T x) {
     return exp_nonpositive_dispatch<value_ops<T>>(has_exp_nonpositive<value_ops<T>>{}, x);
 }
@@ -259,8 +267,17 @@ template <class T> GORGE_FORCEINLINE T smooth_start(T t, T k) {
     return detail::select<T>(linear, t - k * T(0.5), t * t / (T(2) * safe_k));
 }
 
-/// 1 - (1 - sat(t))^e.
-template <class T> GORGE_FORCEINLINE T pow_inv(T t, T e) { return T(1) - detail::pow(T(1) - detail::saturate(t), e); }
+/// 1 - (1 - sat(t))^e, for finite e > 0.
+template <class T> GORGE_FORCEINLINE T pow_inv(T t, T e) {
+    // 1 - saturate(t) is 0 or at least 2^-24 (1 - s is exact for s >= 1/2), so with e finite and
+    // positive (the filter's `detail`) the base lies where pow_unit_base gives pow's bits.
+    const T base = T(1) - detail::saturate(t);
+    using ops = value_ops<T>;
+    if constexpr (has_pow_unit_base<ops>::value)
+        return T(1) - ops::pow_unit_base(base, e);
+    else
+        return T(1) - detail::pow(base, e);
+}
 
 
 }  // namespace detail

@@ -153,7 +153,7 @@ GORGE_FORCEINLINE void sincos(const xsimd::batch<float, A>& x, xsimd::batch<floa
 constexpr float ln2_hi = 0.693359375f;
 constexpr float ln2_lo = -2.12194440e-4f;
 constexpr float log2e = 1.44269504088896341f;
-/// Below this exp(x) would leave the normal float range; exp_nonpositive clamps to it.
+/// The lower end of exp_nonpositive's domain: exp(x) is still a normal float here (about 1.6e-38).
 constexpr float exp_min_argument = -87.0f;
 constexpr int float_exponent_bias = 127;
 constexpr int float_mantissa_bits = 23;
@@ -198,13 +198,11 @@ GORGE_FORCEINLINE xsimd::batch<float, A> exp2_int(const xsimd::batch<std::int32_
     return xsimd::bitwise_cast<xsimd::batch<float, A>>((k + I(float_exponent_bias)) << float_mantissa_bits);
 }
 
-/// exp(x) for x <= 0, clamped below at exp_min_argument (where exp is already < 2e-38). No
-/// overflow or special-case handling beyond that: NaN stays NaN, +x is outside the contract.
+/// exp(x) for x in [exp_min_argument, 0] (NaN stays NaN), with no clamp or special case: a lane
+/// outside that domain gets a meaningless value. Phacelle's bell arguments lie in [-12.5, 0].
 template <class A>
-GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x_in) {
-    using F = xsimd::batch<float, A>;
-    // max(bound, x) returns x when x is NaN (x86 maxps returns its second operand then).
-    const exp_reduced<A> e = exp_reduce(xsimd::max(F(exp_min_argument), x_in));
+GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x) {
+    const exp_reduced<A> e = exp_reduce(x);
     return e.p * exp2_int(e.k);  // k in [-126, 0]
 }
 
@@ -291,6 +289,22 @@ GORGE_FORCEINLINE xsimd::batch<float, A> pow(const xsimd::batch<float, A>& x, co
         result = F::load_aligned(rs);
     }
     return result;
+}
+
+/// pow(x, e) for x that is 0 or in [smallest normal float, 1] and finite e > 0, the arguments of
+/// the erosion filter's mask (1 - saturate(mask), raised to `detail`): the same bits as pow above
+/// there, without its tests for the other cases (e log x <= 0 cannot overflow, and 2^k stays one
+/// normal factor). Other arguments are outside the contract.
+template <class A>
+GORGE_FORCEINLINE xsimd::batch<float, A> pow_unit_base(const xsimd::batch<float, A>& x,
+                                                       const xsimd::batch<float, A>& e) {
+    using F = xsimd::batch<float, A>;
+    // log_positive(0) is a finite value (about -88), replaced by the select below.
+    const F y = e * log_positive(x);
+    // The clamp of exp_any: y below the bound becomes the bound; max(bound, y) returns y when y is
+    // NaN (x86 maxps returns its second operand then).
+    const exp_reduced<A> r = exp_reduce(xsimd::max(F(exp_underflow), y));
+    return xsimd::select(y < F(exp_underflow) || x == F(0.0f), F(0.0f), r.p * exp2_int(r.k));
 }
 
 /// pow of double batches, lane by lane through libm (exact, see sincos below).

@@ -195,8 +195,11 @@ struct value_ops<xsimd::batch<float, A>, void> : batch_ops_base<xsimd::batch<flo
     using typename batch_ops_base<T>::uint_type;
     using typename batch_ops_base<T>::float_type;
 
-    /// exp(x) for x <= 0 (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
+    /// exp(x) for x in [-87, 0] (see detail::exp_nonpositive); a cheaper polynomial than xsimd::exp.
     static T exp_nonpositive(const T& x) { return simd_math::exp_nonpositive(x); }
+    /// pow(x, e) for x in {0} or [smallest normal, 1] and finite e > 0: pow's bits there, without
+    /// its special cases (see detail::pow_inv).
+    static T pow_unit_base(const T& x, const T& e) { return simd_math::pow_unit_base(x, e); }
     /// sin and cos of lanes with |x| <= sincos_range_limit, without sincos's per-call range check
     /// (see detail::sincos_in_range).
     static constexpr float sincos_range_limit = simd_math::sincos_reduction_limit;
