@@ -199,7 +199,7 @@ GORGE_FORCEINLINE xsimd::batch<float, A> exp2_int(const xsimd::batch<std::int32_
 }
 
 /// exp(x) for x in [exp_min_argument, 0] (NaN stays NaN), with no clamp or special case: a lane
-/// outside that domain gets a meaningless value. Phacelle's bell arguments lie in [-12.5, 0].
+/// outside that domain gets a meaningless value. Phacelle's bell arguments lie in [-25, 0].
 template <class A>
 GORGE_FORCEINLINE xsimd::batch<float, A> exp_nonpositive(const xsimd::batch<float, A>& x) {
     const exp_reduced<A> e = exp_reduce(x);

@@ -212,7 +212,8 @@ GORGE_FORCEINLINE phacelle_result<T> phacelle(glm::vec<2, T> q, glm::vec<2, T> d
         for (std::uint32_t rest = near_cells; rest != 0; rest &= rest - 1u) {
             const int cell = detail::lowest_set_bit(rest);
             const V2 v(offset_x[cell], offset_y[cell]);
-            // The exponent is never positive, which lets SIMD types use a cheaper exp.
+            // The exponent -2 |v|^2 lies in [-25, 0] (|v.x|, |v.y| <= phacelle_max_offset), the
+            // domain of exp_nonpositive, which lets SIMD types use a cheaper exp.
             const T bell = detail::exp_nonpositive(detail::constant<T>(-detail::phacelle_bell_falloff) * dist_sq[cell]);
             const T w = detail::max(T(0), bell - detail::constant<T>(detail::phacelle_weight_floor));
             const T angle = detail::dot(v, side) + phase0;
