@@ -168,21 +168,15 @@ struct has_sincos_in_range<Ops, decltype(Ops::sincos_in_range(std::declval<const
                                                                std::declval<typename Ops::value_type&>()))>
     : std::true_type {};
 
-template <class Ops, class T>
-GORGE_FORCEINLINE void sincos_dispatch(std::true_type, const T& x, T& s, T& c) { Ops::sincos(x, s, c); }
-template <class Ops, class T>
-GORGE_FORCEINLINE void sincos_dispatch(std::false_type, const T& x, T& s, T& c) {
-    s = Ops::sin(x);
-    c = Ops::cos(x);
-}
-template <class Ops, class T>
-GORGE_FORCEINLINE T exp_nonpositive_dispatch(std::true_type, const T& x) { return Ops::exp_nonpositive(x); }
-template <class Ops, class T>
-GORGE_FORCEINLINE T exp_nonpositive_dispatch(std::false_type, const T& x) { return Ops::exp(x); }
-
 /// s = sin(x), c = cos(x).
 template <class T> GORGE_FORCEINLINE void sincos(T x, T& s, T& c) {
-    sincos_dispatch<value_ops<T>>(has_sincos<value_ops<T>>{}, x, s, c);
+    using ops = value_ops<T>;
+    if constexpr (has_sincos<ops>::value) {
+        ops::sincos(x, s, c);
+    } else {
+        s = ops::sin(x);
+        c = ops::cos(x);
+    }
 }
 /// Whether every lane of `bound` (an upper bound of some arguments' magnitudes) lies within the
 /// range of sincos_in_range, so that those arguments may skip sincos's per-call check. Always
@@ -205,7 +199,11 @@ template <class T> GORGE_FORCEINLINE void sincos_in_range(T x, T& s, T& c) {
 }
 /// exp(x) for x in [-87, 0] (or NaN); batch types may give meaningless values below -87.
 template <class T> GORGE_FORCEINLINE T exp_nonpositive(T x) {
-    return exp_nonpositive_dispatch<value_ops<T>>(has_exp_nonpositive<value_ops<T>>{}, x);
+    using ops = value_ops<T>;
+    if constexpr (has_exp_nonpositive<ops>::value)
+        return ops::exp_nonpositive(x);
+    else
+        return ops::exp(x);
 }
 
 // The functions below call each other qualified (detail::): an unqualified call with an xsimd
