@@ -772,6 +772,88 @@ TEST_CASE("radix heap: increasing keys, latest push first among equal keys, acro
     check(std::uint64_t(0), 3u);
 }
 
+TEST_CASE("radix heap: pop_live keeps the order of the live cells and drops dead ones", "[drainage][fill]") {
+    // Cells die at random while they wait (for good, as a flooded cell's neighbours stay reached).
+    // Against a plain list: every cell that never died leaves in the order of the test above among
+    // the live cells; a dead cell may still leave (from the equal bucket, which is not tested)
+    // but most are dropped; and once pop_live says the queue is dry, no live cell is left.
+    auto check = [](auto zero, std::uint32_t seed) {
+        using K = decltype(zero);
+        const int key_bits = int(sizeof(K)) * 8;
+        std::mt19937_64 rng(seed);
+        gorge::detail::radix_heap<K, std::uint32_t> heap;
+        struct item {
+            K key;
+            std::uint32_t push;
+        };
+        std::vector<item> list;  // the live cells still queued
+        std::vector<char> dead;  // by push number
+        auto live = [&](std::uint32_t cell) { return dead[cell] == 0; };
+        K last = 0;
+        std::uint32_t pushes = 0, cell = 0;
+        std::size_t mismatches = 0, live_pops = 0, dead_pops = 0, kills = 0;
+        auto best_live = [&] {
+            std::size_t best = 0;
+            for (std::size_t i = 1; i < list.size(); ++i)
+                if (list[i].key < list[best].key || (list[i].key == list[best].key && list[i].push > list[best].push))
+                    best = i;
+            return best;
+        };
+        for (int round = 0; round < 4000; ++round) {
+            const int n = int(rng() % 4);
+            for (int i = 0; i < n; ++i) {
+                const int shift = int(rng() % std::uint64_t(key_bits / 8)) * 8;
+                const K span = K(K(255) << shift);
+                const K step = (rng() % 3 == 0) ? K(0) : K(K(rng()) & span);
+                const K key = step > K(~last) ? last : K(last + step);
+                heap.push(key, pushes);
+                list.push_back({key, pushes});
+                dead.push_back(0);
+                ++pushes;
+            }
+            if (!list.empty() && rng() % 2 == 0) {  // a waiting cell dies
+                const std::size_t victim = std::size_t(rng() % list.size());
+                dead[list[victim].push] = 1;
+                list.erase(list.begin() + std::ptrdiff_t(victim));
+                ++kills;
+            }
+            if (rng() % 5 == 0) continue;
+            if (!heap.pop_live(cell, live)) {
+                mismatches += list.empty() ? 0u : 1u;
+                continue;
+            }
+            mismatches += heap.last_key() < last ? 1u : 0u;  // keys never go down
+            last = heap.last_key();
+            if (!live(cell)) {
+                ++dead_pops;
+                continue;
+            }
+            ++live_pops;
+            const std::size_t best = best_live();
+            mismatches += list.empty() || cell != list[best].push || heap.last_key() != list[best].key ? 1u : 0u;
+            if (!list.empty()) list.erase(list.begin() + std::ptrdiff_t(best));
+        }
+        while (heap.pop_live(cell, live)) {
+            if (!live(cell)) {
+                ++dead_pops;
+                continue;
+            }
+            const std::size_t best = best_live();
+            mismatches += list.empty() || cell != list[best].push ? 1u : 0u;
+            if (!list.empty()) list.erase(list.begin() + std::ptrdiff_t(best));
+        }
+        CHECK(list.empty());  // every live cell left
+        CHECK(heap.empty());
+        CHECK(mismatches == 0u);
+        CHECK(live_pops > 1000u);
+        CHECK(kills > 1000u);
+        CHECK(dead_pops < kills / 2);  // most dead cells were dropped, not popped
+    };
+    check(std::uint32_t(0), 4u);
+    check(std::uint32_t(0), 5u);
+    check(std::uint64_t(0), 6u);
+}
+
 TEST_CASE("bit_set::reset_range clears exactly the bits of its range", "[drainage][fill]") {
     // Ranges starting and ending at every offset of a word, within one word and across several.
     const std::size_t n = 4 * 64 + 5;
