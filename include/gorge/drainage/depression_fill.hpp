@@ -333,6 +333,7 @@ public:
     }
     /// Removes and returns a cell of the smallest key; the queue must not be empty.
     I pop() {
+        GORGE_ASSERT(size_ != 0, "gorge: radix_heap pop of an empty queue");
         if (equal_.empty()) refill([](I) { return true; });
         const I cell = equal_.back().cell;
         equal_.pop_back();
