@@ -714,6 +714,39 @@ TEST_CASE("fills reject maps whose working copy would not fit, naming the functi
                    "largest allocation"));
 }
 
+namespace {
+
+/// A cell of the radix heap tests' reference list: its key and its push number (also the cell).
+template <class K>
+struct queued_cell {
+    K key;
+    std::uint32_t push;
+};
+
+/// The next key to push: the last popped key stepped by an amount that changes the lowest digit,
+/// a middle one, the highest, or none (a third of the time), never wrapping around.
+template <class K>
+K next_radix_key(std::mt19937_64& rng, K last) {
+    const int key_bits = int(sizeof(K)) * 8;
+    const int shift = int(rng() % std::uint64_t(key_bits / 8)) * 8;  // which digit changes
+    const K span = K(K(255) << shift);
+    const K step = (rng() % 3 == 0) ? K(0) : K(K(rng()) & span);
+    return step > K(~last) ? last : K(last + step);
+}
+
+/// Index in `list` (not empty) of the cell the heap must return next: the smallest key and,
+/// among equal keys, the latest push.
+template <class K>
+std::size_t next_out(const std::vector<queued_cell<K>>& list) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < list.size(); ++i)
+        if (list[i].key < list[best].key || (list[i].key == list[best].key && list[i].push > list[best].push))
+            best = i;
+    return best;
+}
+
+}  // namespace
+
 TEST_CASE("radix heap: increasing keys, latest push first among equal keys, across digit boundaries",
           "[drainage][fill]") {
     // The queue's contract, on which the epsilon fill's result depends: against a plain list
@@ -721,33 +754,22 @@ TEST_CASE("radix heap: increasing keys, latest push first among equal keys, acro
     // last popped one by amounts that change the lowest digit, a middle one, the highest, or none.
     auto check = [](auto zero, std::uint32_t seed) {
         using K = decltype(zero);
-        const int key_bits = int(sizeof(K)) * 8;
         std::mt19937_64 rng(seed);
         gorge::detail::radix_heap<K, std::uint32_t> heap;
-        struct item {
-            K key;
-            std::uint32_t push;  // push number, also the cell
-        };
-        std::vector<item> list;
+        std::vector<queued_cell<K>> list;
         K last = 0;
         std::uint32_t pushes = 0;
         std::size_t mismatches = 0, equal_pops = 0;
         for (int round = 0; round < 4000; ++round) {
             const int n = int(rng() % 4);
             for (int i = 0; i < n; ++i) {
-                const int shift = int(rng() % std::uint64_t(key_bits / 8)) * 8;  // which digit changes
-                const K span = K(K(255) << shift);
-                const K step = (rng() % 3 == 0) ? K(0) : K(K(rng()) & span);
-                const K key = step > K(~last) ? last : K(last + step);  // no wrap-around
+                const K key = next_radix_key(rng, last);
                 heap.push(key, pushes);
                 list.push_back({key, pushes});
                 ++pushes;
             }
             if (list.empty() || rng() % 5 == 0) continue;
-            std::size_t best = 0;
-            for (std::size_t i = 1; i < list.size(); ++i)
-                if (list[i].key < list[best].key || (list[i].key == list[best].key && list[i].push > list[best].push))
-                    best = i;
+            const std::size_t best = next_out(list);
             const std::uint32_t cell = heap.pop();
             mismatches += cell != list[best].push || heap.last_key() != list[best].key ? 1u : 0u;
             equal_pops += list[best].key == last ? 1u : 0u;
@@ -755,10 +777,7 @@ TEST_CASE("radix heap: increasing keys, latest push first among equal keys, acro
             list.erase(list.begin() + std::ptrdiff_t(best));
         }
         while (!list.empty()) {
-            std::size_t best = 0;
-            for (std::size_t i = 1; i < list.size(); ++i)
-                if (list[i].key < list[best].key || (list[i].key == list[best].key && list[i].push > list[best].push))
-                    best = i;
+            const std::size_t best = next_out(list);
             mismatches += heap.pop() != list[best].push ? 1u : 0u;
             list.erase(list.begin() + std::ptrdiff_t(best));
         }
@@ -779,33 +798,28 @@ TEST_CASE("radix heap: pop_live keeps the order of the live cells and drops dead
     // but most are dropped; and once pop_live says the queue is dry, no live cell is left.
     auto check = [](auto zero, std::uint32_t seed) {
         using K = decltype(zero);
-        const int key_bits = int(sizeof(K)) * 8;
         std::mt19937_64 rng(seed);
         gorge::detail::radix_heap<K, std::uint32_t> heap;
-        struct item {
-            K key;
-            std::uint32_t push;
-        };
-        std::vector<item> list;  // the live cells still queued
-        std::vector<char> dead;  // by push number
+        std::vector<queued_cell<K>> list;  // the live cells still queued
+        std::vector<char> dead;            // by push number
         auto live = [&](std::uint32_t cell) { return dead[cell] == 0; };
         K last = 0;
         std::uint32_t pushes = 0, cell = 0;
         std::size_t mismatches = 0, live_pops = 0, dead_pops = 0, kills = 0;
-        auto best_live = [&] {
-            std::size_t best = 0;
-            for (std::size_t i = 1; i < list.size(); ++i)
-                if (list[i].key < list[best].key || (list[i].key == list[best].key && list[i].push > list[best].push))
-                    best = i;
-            return best;
+        // A live cell just popped must be the list's next one; it leaves the list.
+        auto take_live = [&](bool check_key) {
+            if (list.empty()) {
+                ++mismatches;
+                return;
+            }
+            const std::size_t best = next_out(list);
+            mismatches += cell != list[best].push || (check_key && heap.last_key() != list[best].key) ? 1u : 0u;
+            list.erase(list.begin() + std::ptrdiff_t(best));
         };
         for (int round = 0; round < 4000; ++round) {
             const int n = int(rng() % 4);
             for (int i = 0; i < n; ++i) {
-                const int shift = int(rng() % std::uint64_t(key_bits / 8)) * 8;
-                const K span = K(K(255) << shift);
-                const K step = (rng() % 3 == 0) ? K(0) : K(K(rng()) & span);
-                const K key = step > K(~last) ? last : K(last + step);
+                const K key = next_radix_key(rng, last);
                 heap.push(key, pushes);
                 list.push_back({key, pushes});
                 dead.push_back(0);
@@ -829,18 +843,14 @@ TEST_CASE("radix heap: pop_live keeps the order of the live cells and drops dead
                 continue;
             }
             ++live_pops;
-            const std::size_t best = best_live();
-            mismatches += list.empty() || cell != list[best].push || heap.last_key() != list[best].key ? 1u : 0u;
-            if (!list.empty()) list.erase(list.begin() + std::ptrdiff_t(best));
+            take_live(true);
         }
         while (heap.pop_live(cell, live)) {
             if (!live(cell)) {
                 ++dead_pops;
                 continue;
             }
-            const std::size_t best = best_live();
-            mismatches += list.empty() || cell != list[best].push ? 1u : 0u;
-            if (!list.empty()) list.erase(list.begin() + std::ptrdiff_t(best));
+            take_live(false);
         }
         CHECK(list.empty());  // every live cell left
         CHECK(heap.empty());

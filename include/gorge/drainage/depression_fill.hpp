@@ -334,10 +334,8 @@ public:
     /// Removes and returns a cell of the smallest key; the queue must not be empty.
     I pop() {
         GORGE_ASSERT(size_ != 0, "gorge: radix_heap pop of an empty queue");
-        if (equal_.empty()) refill([](I) { return true; });
-        const I cell = equal_.back().cell;
-        equal_.pop_back();
-        --size_;
+        I cell{};
+        pop_live(cell, [](I) { return true; });  // every cell live: never runs dry here
         return cell;
     }
     /// Like pop(), dropping dead cells on the way (see the class comment): a bucket that is moved
