@@ -879,6 +879,88 @@ TEST_CASE("bit_set::reset_range clears exactly the bits of its range", "[drainag
     CHECK(mismatches == 0u);
 }
 
+TEST_CASE("bit_set::set_three sets exactly its three bits, at every offset of a word", "[drainage][fill]") {
+    const std::size_t n = 3 * 64;
+    std::size_t checked = 0, mismatches = 0;
+    for (std::size_t i = 0; i + 2 < n; ++i)
+        for (unsigned bits = 0; bits < 8u; ++bits) {
+            gorge::detail::bit_set set(n, false), expected(n, false);
+            set.set_three(i, bits);
+            for (unsigned b = 0; b < 3u; ++b)
+                if ((bits >> b) & 1u) expected.set(i + b);
+            for (std::size_t j = 0; j < n; ++j) mismatches += set.test(j) != expected.test(j) ? 1u : 0u;
+            ++checked;
+        }
+    CHECK(checked == (n - 2) * 8u);
+    CHECK(mismatches == 0u);
+}
+
+TEST_CASE("cell_fifo: first in, first out through growth and compaction; a mask's cells in D8 order",
+          "[drainage][fill]") {
+    // Random pushes, mask pushes and pops against a std::deque, in phases that grow the queue, drain
+    // it, and hold it about steady for many times its storage (where it must move its waiting cells
+    // to the front rather than grow). The cells of a mask are its neighbours k = 0..7 in order,
+    // from d8_dx and d8_dy (independent of the offset table's listing).
+    auto check = [](auto zero) {
+        using I = decltype(zero);
+        const std::ptrdiff_t pitch = 1000;
+        const gorge::detail::d8_mask_offsets<I> offsets(pitch);
+        gorge::detail::cell_fifo<I> fifo;
+        std::deque<I> expected;
+        std::mt19937_64 rng(21);
+        std::size_t pops = 0, mismatches = 0, most_waiting = 0, pushed = 0;
+        bool storage_bounded = true;
+        // Per phase: the share of pushes in percent (-1: push while fewer than `steady` cells wait,
+        // else pop), and the number of steps.
+        const std::size_t steady = 3000;
+        const int phases[][2] = {{-1, 1000000}, {70, 20000}, {20, 40000}, {80, 3000}, {0, 100000}};
+        std::size_t steady_storage = 0;  // at the end of the steady phase
+        for (const auto& phase : phases) {
+            for (int step = 0; step < phase[1]; ++step) {
+                const bool push = phase[0] < 0 ? expected.size() < steady : int(rng() % 100) < phase[0];
+                if (push) {
+                    const std::size_t c = std::size_t(pitch + 1) + std::size_t(rng() % 1000000);
+                    if (rng() % 2 == 0) {
+                        fifo.push(static_cast<I>(c));
+                        expected.push_back(static_cast<I>(c));
+                        ++pushed;
+                    } else {
+                        const unsigned mask = unsigned(rng() % 256);
+                        fifo.push_neighbours(c, mask, offsets);
+                        for (int k = 0; k < gorge::d8_neighbours; ++k)
+                            if ((mask >> k) & 1u) {
+                                expected.push_back(static_cast<I>(std::ptrdiff_t(c) + gorge::d8_dy[k] * pitch + gorge::d8_dx[k]));
+                                ++pushed;
+                            }
+                    }
+                } else if (!expected.empty()) {
+                    mismatches += fifo.pop() != expected.front() ? 1u : 0u;
+                    expected.pop_front();
+                    ++pops;
+                    if (expected.empty()) fifo.clear();
+                }
+                mismatches += fifo.size() != expected.size() ? 1u : 0u;
+                mismatches += fifo.empty() != expected.empty() ? 1u : 0u;
+                most_waiting = std::max(most_waiting, expected.size());
+                // It grows only when fewer than half of its cells have been taken: never to more
+                // than four times the cells waiting (plus the room for a mask).
+                storage_bounded = storage_bounded && fifo.storage() <= 4 * (most_waiting + 8) + 64;
+            }
+            if (phase[0] < 0) {
+                steady_storage = fifo.storage();
+                CHECK(pushed > 20 * steady_storage);  // the steady phase went through its storage many times
+            }
+        }
+        CHECK(mismatches == 0u);
+        CHECK(expected.empty());
+        CHECK(pops == pushed);
+        CHECK(storage_bounded);
+        CHECK(steady_storage <= 4 * (steady + 8) + 64);
+    };
+    check(std::uint32_t(0));
+    check(std::size_t(0));
+}
+
 TEST_CASE("the working copy opens exactly the map's cells and names its first non-finite cell",
           "[drainage][fill]") {
     gorge::grid<float> map(67, 5, 2.0f);
@@ -968,8 +1050,9 @@ TEST_CASE("open and higher neighbours from window compares agree with eight sing
                                 open_expected |= 1u << k;
                                 if (work.z[n] > level) above_expected |= 1u << k;
                             }
-                            unsigned above = 0;
-                            const unsigned open = work.open_neighbours(c, level, above);
+                            const unsigned open = work.open_neighbours(c);
+                            const unsigned above = gorge::detail::window_neighbours
+                                                       .mask[work.open_window(c) & work.window_above(c, level)];
                             mismatches += open != open_expected || above != above_expected ? 1u : 0u;
                             mismatches += work.closed_below_around(c, level) != closed_below_expected ? 1u : 0u;
                             closed_below_found += closed_below_expected ? 1u : 0u;
@@ -1200,11 +1283,10 @@ gorge::grid<float> transformed(const gorge::grid<float>& g, int s) {
 
 TEST_CASE("fills of a slope traced in one go, longer than the trace queue keeps", "[drainage][fill]") {
     // A tilted plane, lowest at the corner (0, 0), with four bowls cut into it: the flood's first
-    // cell traces almost the whole map uphill in one go, so the trace queue drops the cells it has
-    // followed twice per fill (gorge::detail::trace_queue_compaction), and the bowls' rims leave
-    // traced cells that must still enter the priority queue to fill them.
+    // cell traces almost the whole map uphill in one go, a wave whose queue moves its waiting
+    // cells to the front of its storage many times (gorge::detail::cell_fifo), and the bowls'
+    // rims leave traced cells that must still enter the priority queue to fill them.
     const std::ptrdiff_t w = 420, h = 330;
-    REQUIRE(std::size_t((w - 2) * (h - 2)) > 2 * gorge::detail::trace_queue_compaction);
     gorge::grid<float> slope(w, h);
     const double bowls[4][2] = {{60, 70}, {300, 80}, {150, 250}, {380, 290}};
     for (std::ptrdiff_t y = 0; y < h; ++y)

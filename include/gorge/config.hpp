@@ -26,6 +26,14 @@
 #define GORGE_FORCEINLINE inline
 #endif
 
+// GORGE_RESTRICT: a pointer through which nothing else reached in its scope is written, so that
+// a short fixed loop over it can become one vector operation.
+#if defined(_MSC_VER) || defined(__GNUC__) || defined(__clang__)
+#define GORGE_RESTRICT __restrict
+#else
+#define GORGE_RESTRICT
+#endif
+
 // GORGE_UNLIKELY(condition): a branch hint for conditions that almost never hold.
 // GORGE_COLD_NOINLINE: rare paths kept out of line, so that the hot loop around them keeps its
 // registers.

@@ -162,7 +162,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
 
     using key_t = decltype(detail::ordered_bits(T()));
     detail::radix_heap<key_t, std::size_t> open;
-    detail::pit_queue<std::size_t> pit;
+    detail::cell_fifo<std::size_t> pit;
     // Seeds in raster order: the tile's perimeter and the cells next to a no-data cell. Outlets
     // of the whole map (map edge, next to no-data) are "outside"; the other perimeter cells each
     // start their own label, 1 + their perimeter number.
@@ -197,6 +197,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
             c = pit.pop();
             zc = z[c];  // written moments ago: in cache
         } else {
+            pit.clear();  // emptied: start over at the front of its storage
             c = open.pop();
             zc = detail::from_ordered_bits(open.last_key());  // no cache miss on z
         }
