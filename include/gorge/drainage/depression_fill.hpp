@@ -904,7 +904,7 @@ bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_
 /// (false: cancelled). Which neighbours are higher comes from one mask (window_compare), and that
 /// mask is then closed (one bit set update per window row) and queued (one vector add and store,
 /// cell_fifo::push_neighbours) as a whole: on rough terrain a loop over a cell's higher neighbours
-/// ended after a count that the branch predictor mostly got wrong (11-13 % of the time of both
+/// ended after a count that the branch predictor mostly got wrong (8-15 % of the time of both
 /// fills on the noisy 1024^2 benchmark map).
 /// The cells are followed in the order they were reached (first in, first out, as in Wei et al.'s
 /// trace queue), so a trace spreads up a slope as a wave: by the time t is looked at, the wave has
