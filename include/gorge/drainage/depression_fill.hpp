@@ -840,12 +840,7 @@ public:
           until_report_(options.progress ? fill_progress_interval : std::numeric_limits<std::size_t>::max()),
           total_(static_cast<double>(work.data_cells)) {}
     /// Counts one closed cell; false when cancelled.
-    bool count() {
-        if (--until_report_ != 0) return true;
-        until_report_ = fill_progress_interval;
-        settled_ += fill_progress_interval;
-        return fill_report(options_, static_cast<double>(settled_) / total_, stats_);
-    }
+    bool count() { return count(1); }
     /// Counts n closed cells (n at most d8_neighbours); false when cancelled. A report that falls
     /// inside the n cells comes after all of them, with the same fraction.
     bool count(std::size_t n) {
