@@ -1563,3 +1563,128 @@ TEST_CASE("least_epsilon_surface: tiles given their ring reproduce the whole map
                    }),
                    "tile: out must have the size of heights"));
 }
+
+namespace {
+
+/// The plain fill in tiles of `side` cells and as one flood over the whole map, with the same
+/// options: the surfaces must have the same bits and the same count of raised cells.
+template <class T>
+void check_tiled_fill(const gorge::grid<T>& original, std::ptrdiff_t side, const gorge::fill_options<T>& options = {}) {
+    INFO("map " << original.width() << " x " << original.height() << ", tiles of " << side);
+    gorge::grid<T> tiled = original, whole = original;
+    const auto t = gorge::detail::run_tiled_priority_flood(tiled.view(), options, "test", side);
+    const auto w = gorge::detail::run_whole_map_flood(whole.view(), options, "test");
+    CHECK(same_bits(tiled, whole));
+    CHECK(t.raised_cells == w.raised_cells);
+    CHECK_FALSE(t.cancelled);
+}
+
+}  // namespace
+
+TEST_CASE("the tiled plain fill equals the whole-map flood bit for bit", "[drainage][fill]") {
+    // Tiles from 4 cells (every cell on a tile's perimeter or next to it) up to more than the map,
+    // on random terrain with ties and flats, with and without no-data (a number and NaN).
+    std::uint32_t seed = 900;
+    for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{2, 2}, {5, 70}, {63, 20}, {130, 97}, {257, 130}}) {
+        for (const std::ptrdiff_t side : {4, 5, 7, 16, 33, 64, 300}) {
+            ++seed;
+            check_tiled_fill(random_terrain<float>(size.first, size.second, seed), side);
+            gorge::fill_options<float> holes;
+            holes.no_data = -9999.0f;
+            check_tiled_fill(random_terrain<float>(size.first, size.second, seed, 0.08), side, holes);
+            gorge::fill_options<double> nan_holes;
+            nan_holes.no_data = std::numeric_limits<double>::quiet_NaN();
+            check_tiled_fill(random_terrain<double>(size.first, size.second, seed, 0.03,
+                                                    std::numeric_limits<double>::quiet_NaN()),
+                             side, nan_holes);
+        }
+    }
+    // One depression across many tiles (a bowl with a single notch in its rim, far from most
+    // tiles' perimeters), and one map with nothing to fill (the bowl turned over).
+    gorge::grid<float> bowl(150, 120), dome(150, 120);
+    for (std::ptrdiff_t y = 0; y < bowl.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < bowl.width(); ++x) {
+            const double r = std::hypot(double(x) - 75.0, double(y) - 60.0);
+            const bool rim = x == 0 || y == 0 || x == bowl.width() - 1 || y == bowl.height() - 1;
+            bowl(x, y) = rim && !(x == 0 && y == 60) ? 100.0f : float(0.1 * r + std::sin(0.7 * double(x * y)));
+            dome(x, y) = float(-r);
+        }
+    for (const std::ptrdiff_t side : {4, 9, 32}) {
+        check_tiled_fill(bowl, side);
+        check_tiled_fill(dome, side);
+    }
+    gorge::grid<float> filled = bowl;
+    CHECK(gorge::detail::run_tiled_priority_flood(filled.view(), gorge::fill_options<float>(), "test", 8).raised_cells > 5000u);
+    CHECK(gorge::detail::run_tiled_priority_flood(dome.view(), gorge::fill_options<float>(), "test", 8).raised_cells == 0u);
+    // Against a fill written independently of both floods.
+    const gorge::grid<float> rough = random_terrain<float>(97, 83, 4711);
+    gorge::grid<float> tiled = rough;
+    gorge::detail::run_tiled_priority_flood(tiled.view(), gorge::fill_options<float>(), "test", 10);
+    CHECK(same_bits(tiled, reference_flood(rough)));
+}
+
+TEST_CASE("the tiled plain fill: progress, cancellation, and the map's cell named on bad input", "[drainage][fill]") {
+    const gorge::grid<float> original = random_terrain<float>(100, 90, 31, 0.01);
+    gorge::fill_options<float> options;
+    options.no_data = -9999.0f;
+    gorge::grid<float> expected = original;
+    gorge::detail::run_whole_map_flood(expected.view(), options, "test");
+
+    std::vector<double> seen;
+    options.progress = [&seen](double fraction) {
+        seen.push_back(fraction);
+        return true;
+    };
+    gorge::grid<float> reported = original;
+    CHECK_FALSE(gorge::detail::run_tiled_priority_flood(reported.view(), options, "test", 16).cancelled);
+    CHECK(same_bits(reported, expected));
+    REQUIRE(seen.size() >= 2u);
+    CHECK(seen.front() == 0.0);
+    CHECK(seen.back() == 1.0);
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+
+    for (const std::size_t stop_at : {std::size_t(0), seen.size() / 2, seen.size() - 1}) {
+        INFO("cancelled at call " << stop_at);
+        std::size_t calls = 0;
+        options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
+        gorge::grid<float> cancelled = original;
+        const auto c = gorge::detail::run_tiled_priority_flood(cancelled.view(), options, "test", 16);
+        CHECK(c.cancelled);
+        CHECK(calls == stop_at + 1);
+        CHECK(c.raised_cells == 0u);
+        CHECK(same_bits(cancelled, original));
+    }
+
+    // A non-finite cell in a tile other than the first is named in the map's coordinates.
+    gorge::grid<float> bad = original;
+    bad(57, 41) = std::numeric_limits<float>::infinity();
+    const gorge::grid<float> before = bad;
+    options.progress = nullptr;
+    const std::string message =
+        invalid_argument_message([&] { gorge::detail::run_tiled_priority_flood(bad.view(), options, "test", 16); });
+    CHECK(contains(message, "(57, 41)"));
+    CHECK(same_bits(bad, before));
+    CHECK_THROWS_AS(gorge::detail::run_tiled_priority_flood(bad.view(), options, "test", 3), std::invalid_argument);
+}
+
+TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with the same surface", "[drainage][fill]") {
+    // 4096 x 4096, the smallest square map cut into tiles: hashed noise on a gentle slope.
+    const std::ptrdiff_t side = 4096;
+    gorge::grid<float> map(side, side);
+    for (std::ptrdiff_t y = 0; y < side; ++y)
+        for (std::ptrdiff_t x = 0; x < side; ++x) {
+            const std::uint32_t h = (std::uint32_t(x) * 7919u ^ std::uint32_t(y) * 104729u) * 2654435761u;
+            map(x, y) = float(h >> 22) * 0.01f + 0.002f * float(x + y);
+        }
+    using gorge::detail::tiled_fill_applies;
+    CHECK(tiled_fill_applies<float>(map.view()));
+    CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), side - 1, side, side)));
+    CHECK(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 1024, 16384)));
+    CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 1023, 16400)));
+    gorge::grid<float> tiled = map, whole = map;
+    const auto t = gorge::fill_depressions(tiled);
+    const auto w = gorge::detail::run_whole_map_flood(whole.view(), gorge::fill_options<float>(), "test");
+    CHECK(w.raised_cells > 100000u);
+    CHECK(t.raised_cells == w.raised_cells);
+    CHECK(same_bits(tiled, whole));
+}

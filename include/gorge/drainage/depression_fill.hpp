@@ -686,8 +686,10 @@ struct padded_heights {
     bool has_no_data = false;
     std::size_t data_cells = 0;        // cells that are not no-data (each leaves a queue once)
 
-    /// Copies and validates the map; throws (naming the cell) before anything is modified.
-    padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who)
+    /// Copies and validates the map; throws (naming the cell) before anything is modified. A
+    /// tile of a larger map gives its origin there, so that messages name the map's cell.
+    padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who,
+                   std::ptrdiff_t origin_x = 0, std::ptrdiff_t origin_y = 0)
         : width(src.width()), height(src.height()), pitch(padded_side(src.width(), who)) {
         require_not_empty(src, who);
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(height, who), who);
@@ -710,7 +712,7 @@ struct padded_heights {
                 }
                 if (!finite)
                     for (std::ptrdiff_t x = 0; x < width; ++x)
-                        if (!std::isfinite(r[x])) throw_not_finite(who, x, y);
+                        if (!std::isfinite(r[x])) throw_not_finite(who, origin_x + x, origin_y + y);
                 closed.reset_range(index(0, y), index(0, y) + w);
             }
             data_cells = w * static_cast<std::size_t>(height);
@@ -726,7 +728,7 @@ struct padded_heights {
                     z[i] = v;  // never read by the fills: the cell stays closed
                     continue;
                 }
-                if (!std::isfinite(v)) throw_not_finite(who, x, y);
+                if (!std::isfinite(v)) throw_not_finite(who, origin_x + x, origin_y + y);
                 z[i] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
                 closed.reset(i);
                 ++data_cells;
@@ -912,11 +914,12 @@ bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_
 /// not above it has a closed neighbour below t (lower_neighbours_reached): on smooth maps 29-42 %
 /// fewer traced cells wait in the queue. The epsilon fill does without it: there it made rough
 /// maps up to 6 % slower, for a gain on smooth ones that was mostly within the timing noise.
-/// `trace` is empty on return, unless count() cancelled the fill.
-template <bool WeiTest, class I, class T, class Key, class Step, class Count>
+/// mark(t, w) is told that t closed the cells of window bits w (the plain fill's watershed labels,
+/// see flood_labels). `trace` is empty on return, unless count() cancelled the fill.
+template <bool WeiTest, class I, class T, class Key, class Step, class Count, class Mark>
 bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours],
                   const d8_mask_offsets<I>& mask_offsets, cell_fifo<I>& trace, radix_heap<Key, I>& open, Step&& step,
-                  Count&& count) {
+                  Count&& count, Mark&& mark) {
     T* const z = work.z.data();
     std::size_t followed = 0;
     while (!trace.empty()) {
@@ -926,6 +929,7 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
         const unsigned up_w = open_w & work.window_above(t, step(zt));
         const unsigned up = window_neighbours.mask[up_w];
         work.close_window(t, up_w);
+        mark(t, up_w);
         if (!count(static_cast<std::size_t>(mask_cells(up)))) return false;
         trace.push_neighbours(t, up, mask_offsets);
         const unsigned open_n = window_neighbours.mask[open_w];
@@ -937,6 +941,15 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
     trace.clear();
     return true;
 }
+
+/// Watershed labels of the plain flood when none are wanted (the fill of a whole map): each hook
+/// is empty. The tiled fill's labels (detail/tiled_fill.hpp) have the same three: a cell closed
+/// from cell `from` takes from's label (inherit), and so do the cells of window bits `window`
+/// around a traced cell (inherit_window); outlets are labelled before the flood starts.
+struct no_flood_labels {
+    void inherit(std::size_t /*to*/, std::size_t /*from*/) {}
+    void inherit_window(std::size_t /*from*/, unsigned /*window*/) {}
+};
 
 /// The plain Priority-Flood+ with slope tracing, after the idea of Wei, Zhou & Fu (2018),
 /// "Efficient Priority-Flood depression filling in raster digital elevation models", International
@@ -950,12 +963,13 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
 /// fill's surface is the unique minimax surface, so the result is the same as without tracing,
 /// bit for bit; only the work differs: on long slopes (smooth terrain) most cells skip the queue,
 /// on rough terrain few do. The epsilon fill traces the same way, without the test (see
-/// epsilon_flood).
-template <class I, class T>
+/// epsilon_flood). Labels (no_flood_labels, or the tiled fill's) hears which cell closed which.
+template <class I, class T, class Labels = no_flood_labels>
 class traced_flood {
 public:
-    traced_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats)
-        : work_(work), z_(work.z.data()), progress_(work, options, stats), mask_offsets_(work.pitch) {
+    traced_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, Labels labels = {})
+        : work_(work), z_(work.z.data()), progress_(work, options, stats), mask_offsets_(work.pitch),
+          labels_(labels) {
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
 
@@ -992,6 +1006,7 @@ private:
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
             const std::size_t n = neighbour_index(c, off_, lowest_bit(open_n));
             if (!close(n)) return false;
+            labels_.inherit(n, c);
             if (z_[n] <= level) {
                 z_[n] = level;
                 pit_.push(static_cast<I>(n));
@@ -1004,8 +1019,10 @@ private:
 
     /// Follows the traced cells uphill until none is left.
     bool trace() {
-        return trace_.empty() || trace_uphill<true>(work_, off_, mask_offsets_, trace_, open_, [](T zt) { return zt; },
-                                                    [this](std::size_t n) { return progress_.count(n); });
+        return trace_.empty() ||
+               trace_uphill<true>(work_, off_, mask_offsets_, trace_, open_, [](T zt) { return zt; },
+                                  [this](std::size_t n) { return progress_.count(n); },
+                                  [this](std::size_t t, unsigned w) { labels_.inherit_window(t, w); });
     }
 
     padded_heights<T>& work_;
@@ -1016,6 +1033,7 @@ private:
     radix_heap<decltype(ordered_bits(T())), I> open_;
     cell_fifo<I> pit_;
     cell_fifo<I> trace_;
+    Labels labels_;
 };
 
 /// The epsilon step succ(e) of the header comment: the next value above e (next_up; -infinity
@@ -1208,7 +1226,8 @@ private:
     bool trace() {
         // Most expansions trace nothing: the test here spares them the call (not inlined here).
         return trace_.empty() ||
-               trace_uphill<false>(work_, off_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); });
+               trace_uphill<false>(work_, off_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
+                                   [](std::size_t, unsigned) {});
     }
 
     padded_heights<T>& work_;
@@ -1404,8 +1423,18 @@ fill_stats<T> least_epsilon_surface(grid_view<const T> heights, const T* ring, g
     return stats;
 }
 
+/// Side of the tiled plain fill's tiles, in cells (detail/tiled_fill.hpp): a tile's float
+/// heights (1 MiB), labels and visited bits fit a core's L2 cache on current x86 machines.
+constexpr std::ptrdiff_t tiled_fill_tile_side = 512;
 template <class T>
-fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
+bool tiled_fill_applies(grid_view<const T> heights);
+template <class T>
+fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who,
+                                       std::ptrdiff_t tile_side);
+
+/// The plain fill as one flood over the whole map.
+template <class T>
+fill_stats<T> run_whole_map_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     padded_heights<T> work(heights, options.no_data, who);
@@ -1417,6 +1446,14 @@ fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& op
     if (!run || !fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
+}
+
+/// The plain fill: in tiles on a map much larger than the caches (detail/tiled_fill.hpp; the same
+/// surface, bit for bit), as one flood otherwise.
+template <class T>
+fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
+    if (tiled_fill_applies<T>(heights)) return run_tiled_priority_flood(heights, options, who, tiled_fill_tile_side);
+    return run_whole_map_flood(heights, options, who);
 }
 
 /// fill_depressions_epsilon: flood_epsilon with the map edge as outlet side, then the statistics.
@@ -1534,3 +1571,6 @@ fill_stats<T> fill_depressions_planchon_darboux(grid<T>& heights, const fill_opt
 }
 
 }  // namespace gorge
+
+// The tiled plain fill that run_priority_flood hands large maps to.
+#include "detail/tiled_fill.hpp"

@@ -1,0 +1,445 @@
+// gorge/drainage/detail/tiled_fill.hpp — the plain depression fill of a large map, one
+// cache-sized tile at a time. fill_depressions hands such maps here; not a public header.
+//
+// On a map much larger than the caches, a Priority-Flood takes its cells in height order from
+// all over the map, and most of its time goes to waiting on memory. Cut into tiles that fit a
+// core's L2 cache, the map is filled the way Barnes (2016), "Parallel Priority-Flood depression
+// filling for trillion cell digital elevation models on desktops or clusters", Computers &
+// Geosciences 96, 56-68, fills it across the nodes of a cluster (gorge::mpi's tiled fill does the
+// same across MPI ranks):
+//   1. Each tile is filled on its own, as if its perimeter were the map edge, by the whole-map
+//      fill's traced Priority-Flood, with watershed labels: every perimeter cell starts a label
+//      of its own (cells on the map edge or next to no-data start the outlet label 0), and a cell
+//      takes the label of the cell that closed it, which is never higher in the tile's fill F.
+//      Wherever two cells of different labels touch, the labels' spill graph gets an edge at the
+//      higher of their two F; a minimum spanning forest of it (Kruskal) keeps every minimax path
+//      value with at most one edge per label.
+//   2. The labels of all tiles form one graph, with the kept edges and an edge for every pair of
+//      touching cells of neighbouring tiles (both are perimeter cells, at their own heights). A
+//      minimax search from the outlet label (Dijkstra's order, the largest edge instead of the
+//      sum) gives every label its spill level g.
+//   3. Each cell's filled height is max(F, g(its label)).
+// Why this is the plain fill's surface, bit for bit: the filled height of a cell is the least,
+// over paths to an outlet, of the highest F on the path. A cell's label region holds a path from
+// the cell to the label's seed that never rises above the cell's F (each cell was closed from a
+// cell no higher), so a path in the label graph becomes a path on the map with the same highest
+// point (or the cell's own F), and a path on the map crosses from label to label only over
+// edges no higher than its own highest point. Only heights the map already holds are assigned.
+// Memory besides the caller's grid: F (one T per cell), labels (2 bytes per cell), one tile's
+// working copy and the label graph (a few dozen bytes per perimeter cell of the tiles).
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../depression_fill.hpp"
+
+namespace gorge {
+namespace detail {
+
+/// Maps of at least tiled_fill_min_cells cells, neither side shorter than tiled_fill_min_side,
+/// are filled in tiles. Below 4096^2 cells one flood was as fast or faster (2048^2: 1.08x the
+/// tiled fill's speed; 4096^2: 0.93x; benchmarks/README.md); thin maps would make thin tiles.
+constexpr std::ptrdiff_t tiled_fill_min_cells = std::ptrdiff_t(1) << 24;
+constexpr std::ptrdiff_t tiled_fill_min_side = 2 * tiled_fill_tile_side;
+
+template <class T>
+bool tiled_fill_applies(grid_view<const T> heights) {
+    return heights.width() >= tiled_fill_min_side && heights.height() >= tiled_fill_min_side &&
+           heights.width() >= tiled_fill_min_cells / heights.height();
+}
+
+/// A cell's watershed label inside its tile: tile_outlet_label for cells that drain out of the
+/// whole map within the tile, 1 + perimeter number for the other perimeter cells' regions, and
+/// tile_no_label for no-data cells (and the working copy's ring).
+using tile_label = std::uint16_t;
+constexpr tile_label tile_outlet_label = 0;
+constexpr tile_label tile_no_label = std::numeric_limits<tile_label>::max();
+/// The largest tile side whose perimeter numbers fit a tile_label (4 * side - 4 < tile_no_label).
+constexpr std::ptrdiff_t tiled_fill_max_tile_side = (std::ptrdiff_t(tile_no_label) + 3) / 4;
+
+/// One side of the map cut into count() tiles whose sizes differ by at most one cell.
+class tile_cuts {
+public:
+    tile_cuts(std::ptrdiff_t cells, std::ptrdiff_t tile_side)
+        : count_(cells / tile_side + (cells % tile_side != 0 ? 1 : 0)), base_(cells / count_), extra_(cells % count_) {}
+    std::ptrdiff_t count() const { return count_; }
+    std::ptrdiff_t begin(std::ptrdiff_t i) const { return i * base_ + std::min(i, extra_); }
+    std::ptrdiff_t size(std::ptrdiff_t i) const { return base_ + (i < extra_ ? 1 : 0); }
+    /// Which tile each cell of the side lies in.
+    std::vector<std::uint32_t> tile_of_cells() const {
+        std::vector<std::uint32_t> of;
+        of.reserve(static_cast<std::size_t>(begin(count_)));
+        for (std::ptrdiff_t i = 0; i < count_; ++i) of.insert(of.end(), static_cast<std::size_t>(size(i)), static_cast<std::uint32_t>(i));
+        return of;
+    }
+
+private:
+    std::ptrdiff_t count_, base_, extra_;
+};
+
+/// Perimeter cells of a w x h tile (w, h >= 2).
+inline std::size_t tile_perimeter_cells(std::ptrdiff_t w, std::ptrdiff_t h) {
+    return static_cast<std::size_t>(2 * w + 2 * (h - 2));
+}
+/// The label that perimeter cell (x, y) of a w x h tile starts: 1 + its number in the order top
+/// row, then the west and east cells of each middle row, then the bottom row.
+inline tile_label perimeter_label(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t w, std::ptrdiff_t h) {
+    const std::ptrdiff_t i = y == 0 ? x : y == h - 1 ? w + 2 * (h - 2) + x : w + 2 * (y - 1) + (x == 0 ? 0 : 1);
+    return static_cast<tile_label>(1 + i);
+}
+
+/// traced_flood's label hooks for a tile: labels indexed like the tile's working copy, with
+/// tile_flood_labels::slack more after its end.
+class tile_flood_labels {
+public:
+    /// Labels a window row's update reads and writes (three cells and the one after them).
+    static constexpr std::size_t row_lanes = 4;
+    static constexpr std::size_t slack = row_lanes;
+
+    tile_flood_labels(tile_label* labels, std::ptrdiff_t pitch) : labels_(labels), pitch_(static_cast<std::size_t>(pitch)) {}
+    void inherit(std::size_t to, std::size_t from) { labels_[to] = labels_[from]; }
+    /// The cells of window bits `window` around `from` (window_neighbour_table's layout) take its
+    /// label: per window row, one 64-bit read, blend and write of four labels (the fourth
+    /// written as read), no branch on the bits.
+    void inherit_window(std::size_t from, unsigned window) {
+        constexpr int side = window_neighbour_table::window_side;
+        constexpr unsigned row_bits = (1u << side) - 1u;
+        const tile_label label = labels_[from];
+        const tile_label repeated[row_lanes] = {label, label, label, label};
+        std::uint64_t fill;
+        std::memcpy(&fill, repeated, sizeof fill);
+        tile_label* const first = labels_ + (from - pitch_ - 1);
+        for (int dy = 0; dy < side; ++dy) {
+            tile_label* const row = first + static_cast<std::size_t>(dy) * pitch_;
+            std::uint64_t kept, take;
+            std::memcpy(&kept, row, sizeof kept);
+            std::memcpy(&take, lane_masks[(window >> (dy * side)) & row_bits], sizeof take);
+            const std::uint64_t blended = (kept & ~take) | (fill & take);
+            std::memcpy(row, &blended, sizeof blended);
+        }
+    }
+
+private:
+    static_assert(window_neighbour_table::window_side < int(row_lanes), "a window row fits the lanes");
+    /// For each three bits of a window row, all-ones labels in the lanes to write. Built from
+    /// labels, like the words blended with them, so that byte order does not matter.
+    static constexpr tile_label ones = tile_no_label;
+    static constexpr tile_label lane_masks[8][row_lanes] = {
+        {0, 0, 0, 0},       {ones, 0, 0, 0},       {0, ones, 0, 0},       {ones, ones, 0, 0},
+        {0, 0, ones, 0},    {ones, 0, ones, 0},    {0, ones, ones, 0},    {ones, ones, ones, 0}};
+
+    tile_label* labels_;
+    std::size_t pitch_;
+};
+
+/// The lowest level at which water passes between each pair of labels of one tile: an open
+/// addressing table keyed by the pair, kept at most half full.
+template <class T>
+class label_pair_levels {
+public:
+    struct entry {
+        T level;
+        std::uint32_t key;  // smaller label << 16 | larger label
+    };
+
+    label_pair_levels() : slots_(first_slots, slot{empty_key, T(0)}) {}
+
+    void add(tile_label a, tile_label b, T level) {
+        const std::uint32_t key = a < b ? (std::uint32_t(a) << 16 | b) : (std::uint32_t(b) << 16 | a);
+        if (2 * (used_.size() + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t s = spread(key) & mask;; s = (s + 1) & mask) {
+            slot& e = slots_[s];
+            if (e.key == key) {
+                if (level < e.level) e.level = level;
+                return;
+            }
+            if (e.key == empty_key) {
+                e = slot{key, level};
+                used_.push_back(s);
+                return;
+            }
+        }
+    }
+    /// The pairs by rising level (then by key), and the table emptied.
+    void take_sorted(std::vector<entry>& out) {
+        out.clear();
+        for (const std::size_t s : used_) {
+            out.push_back({slots_[s].level, slots_[s].key});
+            slots_[s].key = empty_key;
+        }
+        used_.clear();
+        std::sort(out.begin(), out.end(), [](const entry& p, const entry& q) {
+            return p.level != q.level ? p.level < q.level : p.key < q.key;
+        });
+    }
+
+private:
+    struct slot {
+        std::uint32_t key;
+        T level;
+    };
+    static constexpr std::uint32_t empty_key = std::numeric_limits<std::uint32_t>::max();  // no pair of labels
+    static constexpr std::size_t first_slots = std::size_t(1) << 12;
+    static std::size_t spread(std::uint32_t key) {
+        constexpr std::uint32_t golden = 0x9E3779B1u;  // 2^32 / golden ratio, odd: a bijection
+        return static_cast<std::size_t>((key * golden) >> 8);
+    }
+    void grow() {
+        std::vector<slot> old(2 * slots_.size(), slot{empty_key, T(0)});
+        old.swap(slots_);
+        std::vector<std::size_t> was;
+        was.swap(used_);
+        const std::size_t mask = slots_.size() - 1;
+        for (const std::size_t s : was) {
+            std::size_t t = spread(old[s].key) & mask;
+            while (slots_[t].key != empty_key) t = (t + 1) & mask;
+            slots_[t] = old[s];
+            used_.push_back(t);
+        }
+    }
+
+    std::vector<slot> slots_;
+    std::vector<std::size_t> used_;
+};
+
+/// An edge of the label graph between global label numbers (0: the outlets of the whole map).
+template <class T>
+struct label_edge {
+    std::uint32_t a, b;
+    T level;
+};
+
+/// The spill level of every label: the least, over paths from the outlet label 0, of the
+/// highest edge on the path (Dijkstra's order with max for +). Labels no path reaches keep
+/// +infinity (no cell has them).
+template <class T>
+std::vector<T> spill_levels(std::size_t labels, const std::vector<label_edge<T>>& edges) {
+    std::vector<std::size_t> start(labels + 1, 0);
+    for (const label_edge<T>& e : edges) {
+        ++start[e.a + 1];
+        ++start[e.b + 1];
+    }
+    for (std::size_t i = 0; i < labels; ++i) start[i + 1] += start[i];
+    std::vector<std::pair<std::uint32_t, T>> next(start.back());
+    {
+        std::vector<std::size_t> at(start.begin(), start.end() - 1);
+        for (const label_edge<T>& e : edges) {
+            next[at[e.a]++] = {e.b, e.level};
+            next[at[e.b]++] = {e.a, e.level};
+        }
+    }
+    std::vector<T> level(labels, std::numeric_limits<T>::infinity());
+    using item = std::pair<T, std::uint32_t>;
+    std::priority_queue<item, std::vector<item>, std::greater<item>> open;
+    level[0] = -std::numeric_limits<T>::infinity();
+    open.push({level[0], 0});
+    while (!open.empty()) {
+        const item top = open.top();
+        open.pop();
+        if (top.first != level[top.second]) continue;  // lowered again since it was queued
+        for (std::size_t k = start[top.second]; k < start[top.second + 1]; ++k) {
+            const T through = std::max(top.first, next[k].second);
+            if (through < level[next[k].first]) {
+                level[next[k].first] = through;
+                open.push({through, next[k].first});
+            }
+        }
+    }
+    return level;
+}
+
+/// The plain fill of `heights` in tiles of at most tile_side x tile_side cells (the header
+/// comment); the same result as the whole-map flood. heights must be at least 2 x 2, and
+/// tile_side in [4, tiled_fill_max_tile_side] (so that every tile is at least 2 x 2).
+/// Progress: the fraction of the map's cells in tiles already filled (each tile's flood reports
+/// as the whole-map flood does), then 1 before the result is written.
+template <class T>
+fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who,
+                                       std::ptrdiff_t tile_side) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    require_not_empty(heights, who);
+    constexpr std::ptrdiff_t min_tile_side = 4;
+    if (tile_side < min_tile_side || tile_side > tiled_fill_max_tile_side || heights.width() < 2 || heights.height() < 2)
+        throw std::invalid_argument(std::string(who) + ": a tiled fill needs tiles of 4.." +
+                                    std::to_string(tiled_fill_max_tile_side) + " cells and a map of at least 2 x 2");
+    const std::ptrdiff_t width = heights.width(), height = heights.height();
+    const tile_cuts columns(width, tile_side), rows(height, tile_side);
+    const std::size_t tiles = static_cast<std::size_t>(columns.count()) * static_cast<std::size_t>(rows.count());
+    // Global label numbers: tile t's label l > 0 is first_label[t] + l, the outlet label is 0.
+    std::vector<std::uint64_t> first_label(tiles + 1, 0);
+    for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty)
+        for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
+            const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
+            first_label[t + 1] = first_label[t] + tile_perimeter_cells(columns.size(tx), rows.size(ty));
+        }
+    if (first_label.back() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::overflow_error(std::string(who) + ": too many tiles for the tiled fill's label graph");
+    auto global_label = [&](std::size_t t, tile_label l) {
+        return l == tile_outlet_label ? std::uint32_t(0) : static_cast<std::uint32_t>(first_label[t] + l);
+    };
+
+    const std::size_t cells = checked_grid_elements<T>(width, height, who);
+    std::vector<T, large_block_allocator<T>> filled(cells);
+    std::vector<tile_label, large_block_allocator<tile_label>> labels(cells);
+    auto at = [width](std::ptrdiff_t x, std::ptrdiff_t y) {
+        return static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x);
+    };
+    auto is_hole = [&](std::ptrdiff_t x, std::ptrdiff_t y) { return is_no_data(heights.row(y)[x], options.no_data); };
+
+    fill_stats<T> stats;
+    if (!fill_report(options, 0.0, stats)) return stats;
+    const double map_cells = static_cast<double>(width) * static_cast<double>(height);
+    double cells_done = 0;
+
+    // 1. Each tile on its own, with labels; its spanning forest joins the label graph.
+    std::vector<label_edge<T>> edges;
+    label_pair_levels<T> pairs;
+    std::vector<typename label_pair_levels<T>::entry> sorted;
+    std::vector<std::uint32_t> parent;
+    std::vector<tile_label> tile_labels;
+    std::vector<std::uint8_t> differs;  // read in whole words: bytes past the row cost a look, no more
+    for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty) {
+        for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
+            const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
+            const std::ptrdiff_t x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
+            padded_heights<T> work(grid_view<const T>(heights.row(y0) + x0, w, h, heights.stride()), options.no_data, who,
+                                   x0, y0);
+            tile_labels.assign(work.z.size() + tile_flood_labels::slack, tile_no_label);
+            work.for_each_outlet([&](std::size_t i) {
+                const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(i % static_cast<std::size_t>(work.pitch)) - 1;
+                const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(i / static_cast<std::size_t>(work.pitch)) - 1;
+                const std::ptrdiff_t gx = x0 + x, gy = y0 + y;
+                bool outlet = gx == 0 || gy == 0 || gx == width - 1 || gy == height - 1 ||
+                              !(x == 0 || y == 0 || x == w - 1 || y == h - 1);  // inside: next to no-data
+                for (int k = 0; k < d8_neighbours && !outlet && options.no_data; ++k)
+                    outlet = is_hole(gx + d8_dx[k], gy + d8_dy[k]);
+                tile_labels[i] = outlet ? tile_outlet_label : perimeter_label(x, y, w, h);
+            });
+            fill_options<T> tile_options;
+            tile_options.no_data = options.no_data;
+            const double tile_cells = static_cast<double>(w) * static_cast<double>(h);
+            if (options.progress)
+                tile_options.progress = [&](double f) { return options.progress((cells_done + f * tile_cells) / map_cells); };
+            fill_stats<T> tile_stats;
+            if (!traced_flood<std::uint32_t, T, tile_flood_labels>(work, tile_options, tile_stats,
+                                                                    tile_flood_labels(tile_labels.data(), work.pitch))
+                     .run()) {
+                stats.cancelled = true;
+                return stats;
+            }
+            cells_done += tile_cells;
+
+            // Spill pairs: each touching pair of cells once (east, and the three cells below).
+            // The ring's labels are tile_no_label, so no bounds checks are needed. A row's cells
+            // that differ from one of those four neighbours are found first, in vector lanes.
+            const T* const f = work.z.data();
+            const std::size_t pitch = static_cast<std::size_t>(work.pitch);
+            const std::size_t below[] = {pitch - 1, pitch, pitch + 1};
+            differs.resize(static_cast<std::size_t>(w) + sizeof(std::uint64_t));
+            for (std::ptrdiff_t y = 0; y < h; ++y) {
+                const std::size_t first = work.index(0, y);
+                const tile_label* const l = tile_labels.data() + first;
+                for (std::size_t x = 0; x < static_cast<std::size_t>(w); ++x)
+                    differs[x] = static_cast<std::uint8_t>((l[x] != l[x + 1]) | (l[x] != l[x + pitch - 1]) |
+                                                           (l[x] != l[x + pitch]) | (l[x] != l[x + pitch + 1]));
+                for (std::size_t word = 0; word < static_cast<std::size_t>(w); word += sizeof(std::uint64_t)) {
+                    std::uint64_t any;
+                    std::memcpy(&any, differs.data() + word, sizeof any);
+                    if (any == 0) continue;
+                    for (std::size_t x = word, end = std::min(word + sizeof any, static_cast<std::size_t>(w)); x < end; ++x) {
+                        if (differs[x] == 0 || l[x] == tile_no_label) continue;
+                        const std::size_t i = first + x;
+                        auto touch = [&](std::size_t n) {
+                            const tile_label m = tile_labels[n];
+                            if (m != l[x] && m != tile_no_label) pairs.add(l[x], m, std::max(f[i], f[n]));
+                        };
+                        touch(i + 1);
+                        for (const std::size_t d : below) touch(i + d);
+                    }
+                }
+            }
+            // Kruskal: the pairs that join two parts of the forest, by rising level.
+            pairs.take_sorted(sorted);
+            parent.resize(tile_perimeter_cells(w, h) + 1);
+            for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<std::uint32_t>(i);
+            auto root = [&](std::uint32_t v) {
+                while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
+                return v;
+            };
+            for (const auto& e : sorted) {
+                const tile_label a = static_cast<tile_label>(e.key >> 16), b = static_cast<tile_label>(e.key & 0xffffu);
+                const std::uint32_t ra = root(a), rb = root(b);
+                if (ra == rb) continue;
+                parent[std::max(ra, rb)] = std::min(ra, rb);
+                edges.push_back({global_label(t, a), global_label(t, b), e.level});
+            }
+            for (std::ptrdiff_t y = 0; y < h; ++y) {
+                const std::size_t from = work.index(0, y), to = at(x0, y0 + y);
+                std::copy(f + from, f + from + static_cast<std::size_t>(w), filled.begin() + static_cast<std::ptrdiff_t>(to));
+                std::copy(tile_labels.begin() + static_cast<std::ptrdiff_t>(from),
+                          tile_labels.begin() + static_cast<std::ptrdiff_t>(from) + w,
+                          labels.begin() + static_cast<std::ptrdiff_t>(to));
+            }
+        }
+    }
+
+    // 2. Touching cells of neighbouring tiles (perimeter cells, F = their height), then the levels.
+    const std::vector<std::uint32_t> column_of = columns.tile_of_cells(), row_of = rows.tile_of_cells();
+    auto join = [&](std::ptrdiff_t ax, std::ptrdiff_t ay, std::ptrdiff_t bx, std::ptrdiff_t by) {
+        const std::size_t a = at(ax, ay), b = at(bx, by);
+        if (labels[a] == tile_no_label || labels[b] == tile_no_label) return;
+        const std::size_t ta = row_of[static_cast<std::size_t>(ay)] * static_cast<std::size_t>(columns.count()) + column_of[static_cast<std::size_t>(ax)];
+        const std::size_t tb = row_of[static_cast<std::size_t>(by)] * static_cast<std::size_t>(columns.count()) + column_of[static_cast<std::size_t>(bx)];
+        const std::uint32_t la = global_label(ta, labels[a]), lb = global_label(tb, labels[b]);
+        if (la != lb) edges.push_back({la, lb, std::max(filled[a], filled[b])});
+    };
+    for (std::ptrdiff_t tx = 1; tx < columns.count(); ++tx) {
+        const std::ptrdiff_t x = columns.begin(tx);
+        for (std::ptrdiff_t y = 0; y < height; ++y)
+            for (std::ptrdiff_t dy = -1; dy <= 1; ++dy)
+                if (y + dy >= 0 && y + dy < height) join(x - 1, y, x, y + dy);
+    }
+    for (std::ptrdiff_t ty = 1; ty < rows.count(); ++ty) {
+        const std::ptrdiff_t y = rows.begin(ty);
+        for (std::ptrdiff_t x = 0; x < width; ++x)
+            for (std::ptrdiff_t dx = -1; dx <= 1; ++dx)
+                if (x + dx >= 0 && x + dx < width) join(x, y - 1, x + dx, y);
+    }
+    const std::vector<T> level = spill_levels(static_cast<std::size_t>(first_label.back()) + 1, edges);
+    if (!fill_report(options, 1.0, stats)) return stats;
+
+    // 3. max(F, the label's spill level), written where the fill changed the map.
+    for (std::ptrdiff_t y = 0; y < height; ++y) {
+        T* const out = heights.row(y);
+        const std::size_t ty = row_of[static_cast<std::size_t>(y)];
+        for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
+            const std::size_t t = ty * static_cast<std::size_t>(columns.count()) + static_cast<std::size_t>(tx);
+            for (std::ptrdiff_t x = columns.begin(tx), end = x + columns.size(tx); x < end; ++x) {
+                const std::size_t i = at(x, y);
+                const tile_label l = labels[i];
+                if (l == tile_no_label) continue;
+                const T v = std::max(filled[i], level[global_label(t, l)]);
+                stats.raised_cells += v != out[x] ? 1u : 0u;
+                out[x] = v;
+            }
+        }
+    }
+    return stats;
+}
+
+}  // namespace detail
+}  // namespace gorge
