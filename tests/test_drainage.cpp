@@ -1679,8 +1679,8 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     using gorge::detail::tiled_fill_applies;
     CHECK(tiled_fill_applies<float>(map.view()));
     CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), side - 1, side, side)));
-    CHECK(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 1024, 16384)));
-    CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 1023, 16400)));
+    CHECK(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 2048, 8192)));
+    CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 2047, 8196)));
     gorge::grid<float> tiled = map, whole = map;
     const auto t = gorge::fill_depressions(tiled);
     const auto w = gorge::detail::run_whole_map_flood(whole.view(), gorge::fill_options<float>(), "test");

@@ -11,7 +11,10 @@
 //                                      117-127; their "improved" variant, often called
 //                                      Priority-Flood+), with slopes traced uphill outside the
 //                                      priority queue (Wei, Zhou & Fu 2018; see traced_flood).
-//                                      Leaves flat lakes.
+//                                      Leaves flat lakes. Maps of 4096^2 cells and more are
+//                                      filled in cache-sized tiles joined by a graph of their
+//                                      watersheds (Barnes 2016; detail/tiled_fill.hpp), with
+//                                      the same result bit for bit.
 //   fill_depressions_epsilon           The least surface on which every cell drains strictly (an
 //                                      epsilon gradient of one ulp per cell, as in their
 //                                      Priority-Flood+ε, but defined so that the result does not
@@ -34,7 +37,8 @@
 // heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
 // the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
 // value), and the queues; the epsilon fill adds one bit per cell and a list of the cells that
-// raised a neighbour, for its statistics.
+// raised a neighbour, for its statistics. The tiled plain fill holds instead a filled copy of the
+// map, two bytes of watershed label per cell and one tile's working copy.
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -1424,8 +1428,9 @@ fill_stats<T> least_epsilon_surface(grid_view<const T> heights, const T* ring, g
 }
 
 /// Side of the tiled plain fill's tiles, in cells (detail/tiled_fill.hpp): a tile's float
-/// heights (1 MiB), labels and visited bits fit a core's L2 cache on current x86 machines.
-constexpr std::ptrdiff_t tiled_fill_tile_side = 512;
+/// heights (4 MiB) and labels (2 MiB) stay in a server's L3 cache. 1024 was as fast as 512 or
+/// faster on the machines measured (benchmarks/README.md).
+constexpr std::ptrdiff_t tiled_fill_tile_side = 1024;
 template <class T>
 bool tiled_fill_applies(grid_view<const T> heights);
 template <class T>

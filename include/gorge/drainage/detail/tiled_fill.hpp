@@ -2,8 +2,8 @@
 // cache-sized tile at a time. fill_depressions hands such maps here; not a public header.
 //
 // On a map much larger than the caches, a Priority-Flood takes its cells in height order from
-// all over the map, and most of its time goes to waiting on memory. Cut into tiles that fit a
-// core's L2 cache, the map is filled the way Barnes (2016), "Parallel Priority-Flood depression
+// all over the map, and much of its time goes to waiting on memory. Cut into tiles that stay in
+// the caches, the map is filled the way Barnes (2016), "Parallel Priority-Flood depression
 // filling for trillion cell digital elevation models on desktops or clusters", Computers &
 // Geosciences 96, 56-68, fills it across the nodes of a cluster (gorge::mpi's tiled fill does the
 // same across MPI ranks):
@@ -49,8 +49,8 @@ namespace gorge {
 namespace detail {
 
 /// Maps of at least tiled_fill_min_cells cells, neither side shorter than tiled_fill_min_side,
-/// are filled in tiles. Below 4096^2 cells one flood was as fast or faster (2048^2: 1.08x the
-/// tiled fill's speed; 4096^2: 0.93x; benchmarks/README.md); thin maps would make thin tiles.
+/// are filled in tiles. At 2048^2 cells one flood was faster; from 4096^2 on the tiles were as
+/// fast or faster on rough maps (benchmarks/README.md). Thin maps would make thin tiles.
 constexpr std::ptrdiff_t tiled_fill_min_cells = std::ptrdiff_t(1) << 24;
 constexpr std::ptrdiff_t tiled_fill_min_side = 2 * tiled_fill_tile_side;
 
