@@ -1681,10 +1681,29 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), side - 1, side, side)));
     CHECK(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 2048, 8192)));
     CHECK_FALSE(tiled_fill_applies(gorge::grid_view<const float>(map.data(), 2047, 8196)));
+    // The same surface in tiles (the default) and as one flood (tiles = false). The progress
+    // fractions tell which ran: one flood reports every fill_progress_interval cells of the map,
+    // the tiles every interval inside each 1024 x 1024 tile (16 reports per tile, 256 in all).
+    std::vector<double> seen_tiled, seen_whole;
+    gorge::fill_options<float> options;
+    options.progress = [&seen_tiled](double f) {
+        seen_tiled.push_back(f);
+        return true;
+    };
     gorge::grid<float> tiled = map, whole = map;
-    const auto t = gorge::fill_depressions(tiled);
-    const auto w = gorge::detail::run_whole_map_flood(whole.view(), gorge::fill_options<float>(), "test");
+    const auto t = gorge::fill_depressions(tiled, options);
+    options.tiles = false;
+    options.progress = [&seen_whole](double f) {
+        seen_whole.push_back(f);
+        return true;
+    };
+    const auto w = gorge::fill_depressions(whole, options);
     CHECK(w.raised_cells > 100000u);
     CHECK(t.raised_cells == w.raised_cells);
     CHECK(same_bits(tiled, whole));
+    const std::size_t cells = map.size(), per_tile = std::size_t(1024 * 1024) / gorge::fill_progress_interval;
+    REQUIRE(seen_whole.size() == 2u + cells / gorge::fill_progress_interval);
+    CHECK(seen_whole[1] == Approx(double(gorge::fill_progress_interval) / double(cells)));
+    REQUIRE(seen_tiled.size() == 2u + 16u * per_tile);
+    CHECK(std::is_sorted(seen_tiled.begin(), seen_tiled.end()));
 }

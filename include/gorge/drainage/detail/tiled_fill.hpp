@@ -45,6 +45,13 @@
 
 #include "../depression_fill.hpp"
 
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+#define GORGE_DETAIL_TILE_LABEL_MASKED_STORE 1
+#include <immintrin.h>
+#else
+#define GORGE_DETAIL_TILE_LABEL_MASKED_STORE 0
+#endif
+
 namespace gorge {
 namespace detail {
 
@@ -100,48 +107,39 @@ inline tile_label perimeter_label(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdi
     return static_cast<tile_label>(1 + i);
 }
 
-/// traced_flood's label hooks for a tile: labels indexed like the tile's working copy, with
-/// tile_flood_labels::slack more after its end.
+/// traced_flood's label hooks for a tile: labels indexed like the tile's working copy.
 class tile_flood_labels {
 public:
-    /// Labels a window row's update reads and writes (three cells and the one after them).
-    static constexpr std::size_t row_lanes = 4;
-    static constexpr std::size_t slack = row_lanes;
-
     tile_flood_labels(tile_label* labels, std::ptrdiff_t pitch) : labels_(labels), pitch_(static_cast<std::size_t>(pitch)) {}
     void inherit(std::size_t to, std::size_t from) { labels_[to] = labels_[from]; }
     /// The cells of window bits `window` around `from` (window_neighbour_table's layout) take its
-    /// label: per window row, one 64-bit read, blend and write of four labels (the fourth
-    /// written as read), no branch on the bits.
+    /// label. No branch on the bits, and no read of the labels around: each window cell gets a
+    /// store, to the cell where its bit is set and to a spare label where it is not. (Reading a
+    /// window row's labels to blend them in waits on the stores of the cell traced just before,
+    /// whose window overlaps: that cost more than the stores.)
     void inherit_window(std::size_t from, unsigned window) {
         constexpr int side = window_neighbour_table::window_side;
-        constexpr unsigned row_bits = (1u << side) - 1u;
         const tile_label label = labels_[from];
-        const tile_label repeated[row_lanes] = {label, label, label, label};
-        std::uint64_t fill;
-        std::memcpy(&fill, repeated, sizeof fill);
         tile_label* const first = labels_ + (from - pitch_ - 1);
+#if GORGE_DETAIL_TILE_LABEL_MASKED_STORE
+        // AVX-512: one masked store per window row.
+        constexpr unsigned row_bits = (1u << side) - 1u;
+        const __m128i repeated = _mm_set1_epi16(static_cast<short>(label));
+        for (int dy = 0; dy < side; ++dy)
+            _mm_mask_storeu_epi16(first + static_cast<std::size_t>(dy) * pitch_,
+                                  static_cast<__mmask8>((window >> (dy * side)) & row_bits), repeated);
+#else
         for (int dy = 0; dy < side; ++dy) {
             tile_label* const row = first + static_cast<std::size_t>(dy) * pitch_;
-            std::uint64_t kept, take;
-            std::memcpy(&kept, row, sizeof kept);
-            std::memcpy(&take, lane_masks[(window >> (dy * side)) & row_bits], sizeof take);
-            const std::uint64_t blended = (kept & ~take) | (fill & take);
-            std::memcpy(row, &blended, sizeof blended);
+            for (int dx = 0; dx < side; ++dx) *((window >> (dy * side + dx)) & 1u ? row + dx : &spare_) = label;
         }
+#endif
     }
 
 private:
-    static_assert(window_neighbour_table::window_side < int(row_lanes), "a window row fits the lanes");
-    /// For each three bits of a window row, all-ones labels in the lanes to write. Built from
-    /// labels, like the words blended with them, so that byte order does not matter.
-    static constexpr tile_label ones = tile_no_label;
-    static constexpr tile_label lane_masks[8][row_lanes] = {
-        {0, 0, 0, 0},       {ones, 0, 0, 0},       {0, ones, 0, 0},       {ones, ones, 0, 0},
-        {0, 0, ones, 0},    {ones, 0, ones, 0},    {0, ones, ones, 0},    {ones, ones, ones, 0}};
-
     tile_label* labels_;
     std::size_t pitch_;
+    tile_label spare_ = 0;
 };
 
 /// The lowest level at which water passes between each pair of labels of one tile: an open
@@ -310,15 +308,15 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
     label_pair_levels<T> pairs;
     std::vector<typename label_pair_levels<T>::entry> sorted;
     std::vector<std::uint32_t> parent;
+    padded_heights<T> work;  // one tile's, its storage reused
     std::vector<tile_label> tile_labels;
     std::vector<std::uint8_t> differs;  // read in whole words: bytes past the row cost a look, no more
     for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty) {
         for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
             const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
             const std::ptrdiff_t x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
-            padded_heights<T> work(grid_view<const T>(heights.row(y0) + x0, w, h, heights.stride()), options.no_data, who,
-                                   x0, y0);
-            tile_labels.assign(work.z.size() + tile_flood_labels::slack, tile_no_label);
+            work.load(grid_view<const T>(heights.row(y0) + x0, w, h, heights.stride()), options.no_data, who, x0, y0);
+            tile_labels.assign(work.z.size(), tile_no_label);
             work.for_each_outlet([&](std::size_t i) {
                 const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(i % static_cast<std::size_t>(work.pitch)) - 1;
                 const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(i / static_cast<std::size_t>(work.pitch)) - 1;
@@ -422,20 +420,29 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
     const std::vector<T> level = spill_levels(static_cast<std::size_t>(first_label.back()) + 1, edges);
     if (!fill_report(options, 1.0, stats)) return stats;
 
-    // 3. max(F, the label's spill level), written where the fill changed the map.
-    for (std::ptrdiff_t y = 0; y < height; ++y) {
-        T* const out = heights.row(y);
-        const std::size_t ty = row_of[static_cast<std::size_t>(y)];
+    // 3. max(F, the label's spill level), tile by tile through a table of the tile's levels, in
+    // which no-data cells find -infinity (and then keep their own bits).
+    std::vector<T> tile_levels;
+    for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty) {
         for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
-            const std::size_t t = ty * static_cast<std::size_t>(columns.count()) + static_cast<std::size_t>(tx);
-            for (std::ptrdiff_t x = columns.begin(tx), end = x + columns.size(tx); x < end; ++x) {
-                const std::size_t i = at(x, y);
-                const tile_label l = labels[i];
-                if (l == tile_no_label) continue;
-                const T v = std::max(filled[i], level[global_label(t, l)]);
-                stats.raised_cells += v != out[x] ? 1u : 0u;
-                out[x] = v;
+            const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
+            const std::ptrdiff_t x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
+            const std::size_t last = tile_perimeter_cells(w, h);  // the tile's largest label
+            tile_levels.assign(last + 2, -std::numeric_limits<T>::infinity());
+            for (std::size_t l = 1; l <= last; ++l) tile_levels[l] = level[global_label(t, static_cast<tile_label>(l))];
+            std::size_t raised = 0;
+            for (std::ptrdiff_t y = y0; y < y0 + h; ++y) {
+                T* const out = heights.row(y) + x0;
+                const T* const f = filled.data() + at(x0, y);
+                const tile_label* const l = labels.data() + at(x0, y);
+                for (std::ptrdiff_t x = 0; x < w; ++x) {
+                    const bool data = l[x] != tile_no_label;
+                    const T v = std::max(f[x], tile_levels[std::min<std::size_t>(l[x], last + 1)]);
+                    raised += data && v != out[x] ? 1u : 0u;
+                    out[x] = data ? v : out[x];
+                }
             }
+            stats.raised_cells += raised;
         }
     }
     return stats;
