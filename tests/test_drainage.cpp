@@ -14,6 +14,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -1571,12 +1572,18 @@ namespace {
 template <class T>
 void check_tiled_fill(const gorge::grid<T>& original, std::ptrdiff_t side, const gorge::fill_options<T>& options = {}) {
     INFO("map " << original.width() << " x " << original.height() << ", tiles of " << side);
-    gorge::grid<T> tiled = original, whole = original;
-    const auto t = gorge::detail::run_tiled_priority_flood(tiled.view(), options, "test", side);
+    gorge::grid<T> whole = original;
     const auto w = gorge::detail::run_whole_map_flood(whole.view(), options, "test");
-    CHECK(same_bits(tiled, whole));
-    CHECK(t.raised_cells == w.raised_cells);
-    CHECK_FALSE(t.cancelled);
+    for (const unsigned threads : {1u, 2u, 3u}) {
+        INFO(threads << " threads");
+        gorge::fill_options<T> threaded = options;
+        threaded.threads = threads;
+        gorge::grid<T> tiled = original;
+        const auto t = gorge::detail::run_tiled_priority_flood(tiled.view(), threaded, "test", side);
+        CHECK(same_bits(tiled, whole));
+        CHECK(t.raised_cells == w.raised_cells);
+        CHECK_FALSE(t.cancelled);
+    }
 }
 
 }  // namespace
@@ -1665,6 +1672,61 @@ TEST_CASE("the tiled plain fill: progress, cancellation, and the map's cell name
     CHECK(contains(message, "(57, 41)"));
     CHECK(same_bits(bad, before));
     CHECK_THROWS_AS(gorge::detail::run_tiled_priority_flood(bad.view(), options, "test", 3), std::invalid_argument);
+    // With threads the error is the one of the first bad tile in raster order, as with one.
+    bad(90, 3) = std::numeric_limits<float>::quiet_NaN();
+    const gorge::grid<float> two_bad = bad;
+    for (const unsigned threads : {1u, 3u, 8u}) {
+        options.threads = threads;
+        const std::string first =
+            invalid_argument_message([&] { gorge::detail::run_tiled_priority_flood(bad.view(), options, "test", 16); });
+        CHECK(contains(first, "(90, 3)"));
+        CHECK(same_bits(bad, two_bad));
+    }
+    options.threads = gorge::max_threads + 1;
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions(bad, options); }), "threads"));
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions_epsilon(bad, options); }), "threads"));
+    CHECK(contains(invalid_argument_message([&] { gorge::fill_depressions_planchon_darboux(bad, options); }), "threads"));
+}
+
+TEST_CASE("the tiled plain fill on threads: progress from the calling thread, cancellation", "[drainage][fill]") {
+    const gorge::grid<float> original = random_terrain<float>(300, 260, 57);
+    gorge::fill_options<float> options;
+    options.threads = 3;
+    gorge::grid<float> expected = original;
+    gorge::detail::run_whole_map_flood(expected.view(), options, "test");
+    const std::thread::id caller = std::this_thread::get_id();
+    std::vector<double> seen;
+    bool other_thread = false;
+    options.progress = [&](double fraction) {
+        other_thread |= std::this_thread::get_id() != caller;
+        seen.push_back(fraction);
+        return true;
+    };
+    gorge::grid<float> reported = original;
+    // 64-cell tiles: 4096 cells each, no report inside a tile; one after each of the caller's.
+    CHECK_FALSE(gorge::detail::run_tiled_priority_flood(reported.view(), options, "test", 64).cancelled);
+    CHECK(same_bits(reported, expected));
+    CHECK_FALSE(other_thread);
+    REQUIRE(seen.size() >= 2u);
+    CHECK(seen.front() == 0.0);
+    CHECK(seen.back() == 1.0);
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+    // How many reports come from the caller's tiles depends on the threads' timing: cancel at the
+    // first call (0, before any tile), the second (a tile's, or the last one) and at 1.
+    for (const std::size_t stop_at : {std::size_t(0), std::size_t(1)}) {
+        INFO("cancelled at call " << stop_at);
+        std::size_t calls = 0;
+        options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
+        gorge::grid<float> cancelled = original;
+        const auto c = gorge::detail::run_tiled_priority_flood(cancelled.view(), options, "test", 16);
+        CHECK(c.cancelled);
+        CHECK(calls == stop_at + 1);
+        CHECK(same_bits(cancelled, original));
+    }
+    options.progress = [](double fraction) { return fraction < 1.0; };
+    gorge::grid<float> at_end = original;
+    CHECK(gorge::detail::run_tiled_priority_flood(at_end.view(), options, "test", 16).cancelled);
+    CHECK(same_bits(at_end, original));
 }
 
 TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with the same surface", "[drainage][fill]") {

@@ -134,6 +134,8 @@
 #endif
 
 #include "../config.hpp"
+#include "../detail/parallel.hpp"
+#include "../detail/validate.hpp"
 #include "../grid/grid.hpp"
 #include "../grid/no_data.hpp"
 #include "d8.hpp"
@@ -169,6 +171,15 @@ struct fill_options {
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own
     /// interval inside each tile). Default: true.
     bool tiles = true;
+    /// fill_depressions filling in tiles only (see tiles): threads, the calling thread included
+    /// (gorge's thread rule, gorge/detail/parallel.hpp): default 1 (none started), 0 = all
+    /// hardware threads, 0..max_threads (1024); never more than one per tile. Progress reports
+    /// and the cancellation still come from the calling thread (a cancelled fill stops the others
+    /// at their next tile). The result is the same for any value. Checked by every fill.
+    unsigned threads = 1;
+
+    /// The first bad member (threads), or an empty result.
+    invalid_parameter first_invalid() const { return detail::invalid_thread_count(threads); }
 };
 
 /// Cells taken from the Priority-Flood queues between two calls of fill_options::progress (2^16:
@@ -1420,6 +1431,7 @@ fill_stats<T> least_epsilon_surface(grid_view<const T> heights, const T* ring, g
                                     const fill_options<T>& options, const char* who) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
+    validate(options, who);
     padded_heights<T> work(heights, options.no_data, who);
     if (out.width() != heights.width() || out.height() != heights.height())
         throw std::invalid_argument(std::string(who) + ": out must have the size of heights");
@@ -1477,6 +1489,7 @@ fill_stats<T> run_whole_map_flood(grid_view<T> heights, const fill_options<T>& o
 /// surface, bit for bit), as one flood otherwise.
 template <class T>
 fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
+    validate(options, who);
     if (options.tiles && tiled_fill_applies<T>(heights))
         return run_tiled_priority_flood(heights, options, who, tiled_fill_tile_side);
     return run_whole_map_flood(heights, options, who);
@@ -1487,6 +1500,7 @@ template <class T>
 fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
+    validate(options, who);
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
@@ -1543,6 +1557,7 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     const char* who = "gorge::fill_depressions_planchon_darboux";
+    detail::validate(options, who);
     detail::padded_heights<T> work(heights, options.no_data, who);
     // The ring and no-data cells act as outlets: a surface of -infinity there lets every neighbour
     // drop to its own height, exactly as outlets do. Data cells start over-flooded at +infinity.

@@ -32,7 +32,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <exception>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -43,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/parallel.hpp"
 #include "../depression_fill.hpp"
 
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -270,6 +273,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     require_not_empty(heights, who);
+    validate(options, who);
     constexpr std::ptrdiff_t min_tile_side = 4;
     if (tile_side < min_tile_side || tile_side > tiled_fill_max_tile_side || heights.width() < 2 || heights.height() < 2)
         throw std::invalid_argument(std::string(who) + ": a tiled fill needs tiles of 4.." +
@@ -300,22 +304,43 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
 
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
+    const unsigned workers = resolve_threads(options.threads, tiles);
     const double map_cells = static_cast<double>(width) * static_cast<double>(height);
-    double cells_done = 0;
+    auto tile_rect_of = [&](std::size_t t, std::ptrdiff_t& x0, std::ptrdiff_t& y0, std::ptrdiff_t& w, std::ptrdiff_t& h) {
+        const std::ptrdiff_t tx = static_cast<std::ptrdiff_t>(t % static_cast<std::size_t>(columns.count()));
+        const std::ptrdiff_t ty = static_cast<std::ptrdiff_t>(t / static_cast<std::size_t>(columns.count()));
+        x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
+    };
 
-    // 1. Each tile on its own, with labels; its spanning forest joins the label graph.
-    std::vector<label_edge<T>> edges;
-    label_pair_levels<T> pairs;
-    std::vector<typename label_pair_levels<T>::entry> sorted;
-    std::vector<std::uint32_t> parent;
-    padded_heights<T> work;  // one tile's, its storage reused
-    std::vector<tile_label> tile_labels;
-    std::vector<std::uint8_t> differs;  // read in whole words: bytes past the row cost a look, no more
-    for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty) {
-        for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
-            const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
-            const std::ptrdiff_t x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
-            work.load(grid_view<const T>(heights.row(y0) + x0, w, h, heights.stride()), options.no_data, who, x0, y0);
+    // 1. Each tile on its own, with labels; its spanning forest joins the label graph. Workers
+    // take tiles from a counter; each tile writes only its own cells of `filled` and `labels` and
+    // its own edge list, so the result does not depend on who took it. Progress reports (cells
+    // of the tiles done, and inside the calling thread's tiles) and the cancellation come from
+    // the calling thread (worker 0); a cancelled fill stops the others at their next tile. A
+    // tile that throws (a non-finite cell) does not stop them: the error of the first such tile
+    // in raster order is rethrown, as one thread taking the tiles in order would meet it.
+    std::vector<std::vector<label_edge<T>>> tile_edges(tiles);
+    std::vector<std::exception_ptr> tile_errors(tiles);
+    std::atomic<std::size_t> next_tile{0};
+    std::atomic<bool> cancelled{false};
+    std::atomic<std::uint64_t> cells_done{0};
+    auto flood_tiles = [&](unsigned worker) {
+        padded_heights<T> work;  // one tile's, its storage reused
+        std::vector<tile_label> tile_labels;
+        std::vector<std::uint8_t> differs;  // read in whole words: bytes past the row cost a look, no more
+        label_pair_levels<T> pairs;
+        std::vector<typename label_pair_levels<T>::entry> sorted;
+        std::vector<std::uint32_t> parent;
+        for (std::size_t t; !cancelled.load(std::memory_order_relaxed) && (t = next_tile++) < tiles;) {
+            std::ptrdiff_t x0, y0, w, h;
+            tile_rect_of(t, x0, y0, w, h);
+            const double tile_cells = static_cast<double>(w) * static_cast<double>(h);
+            try {
+                work.load(grid_view<const T>(heights.row(y0) + x0, w, h, heights.stride()), options.no_data, who, x0, y0);
+            } catch (...) {
+                tile_errors[t] = std::current_exception();
+                continue;
+            }
             tile_labels.assign(work.z.size(), tile_no_label);
             work.for_each_outlet([&](std::size_t i) {
                 const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(i % static_cast<std::size_t>(work.pitch)) - 1;
@@ -329,17 +354,21 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
             });
             fill_options<T> tile_options;
             tile_options.no_data = options.no_data;
-            const double tile_cells = static_cast<double>(w) * static_cast<double>(h);
-            if (options.progress)
-                tile_options.progress = [&](double f) { return options.progress((cells_done + f * tile_cells) / map_cells); };
+            if (options.progress && worker == 0) {
+                const double before = static_cast<double>(cells_done.load());
+                tile_options.progress = [&, before](double f) {
+                    return options.progress(std::max(before + f * tile_cells, static_cast<double>(cells_done.load())) /
+                                            map_cells);
+                };
+            }
             fill_stats<T> tile_stats;
             if (!traced_flood<std::uint32_t, T, tile_flood_labels>(work, tile_options, tile_stats,
                                                                     tile_flood_labels(tile_labels.data(), work.pitch))
                      .run()) {
-                stats.cancelled = true;
-                return stats;
+                cancelled = true;
+                return;
             }
-            cells_done += tile_cells;
+            cells_done += static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h);
 
             // Spill pairs: each touching pair of cells once (east, and the three cells below).
             // The ring's labels are tile_no_label, so no bounds checks are needed. A row's cells
@@ -378,12 +407,13 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
                 while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
                 return v;
             };
+            std::vector<label_edge<T>>& kept = tile_edges[t];
             for (const auto& e : sorted) {
                 const tile_label a = static_cast<tile_label>(e.key >> 16), b = static_cast<tile_label>(e.key & 0xffffu);
                 const std::uint32_t ra = root(a), rb = root(b);
                 if (ra == rb) continue;
                 parent[std::max(ra, rb)] = std::min(ra, rb);
-                edges.push_back({global_label(t, a), global_label(t, b), e.level});
+                kept.push_back({global_label(t, a), global_label(t, b), e.level});
             }
             for (std::ptrdiff_t y = 0; y < h; ++y) {
                 const std::size_t from = work.index(0, y), to = at(x0, y0 + y);
@@ -393,6 +423,18 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
                           labels.begin() + static_cast<std::ptrdiff_t>(to));
             }
         }
+    };
+    run_workers(workers, flood_tiles, [&] { cancelled = true; });
+    for (const std::exception_ptr& error : tile_errors)
+        if (error) std::rethrow_exception(error);
+    if (cancelled) {
+        stats.cancelled = true;
+        return stats;
+    }
+    std::vector<label_edge<T>> edges;
+    for (std::vector<label_edge<T>>& kept : tile_edges) {
+        edges.insert(edges.end(), kept.begin(), kept.end());
+        std::vector<label_edge<T>>().swap(kept);
     }
 
     // 2. Touching cells of neighbouring tiles (perimeter cells, F = their height), then the levels.
@@ -422,11 +464,12 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
 
     // 3. max(F, the label's spill level), tile by tile through a table of the tile's levels, in
     // which no-data cells find -infinity (and then keep their own bits).
-    std::vector<T> tile_levels;
-    for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty) {
-        for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
-            const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
-            const std::ptrdiff_t x0 = columns.begin(tx), y0 = rows.begin(ty), w = columns.size(tx), h = rows.size(ty);
+    std::vector<std::size_t> tile_raised(tiles, 0);
+    parallel_chunks(tiles, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
+        std::vector<T> tile_levels;
+        for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {
+            std::ptrdiff_t x0, y0, w, h;
+            tile_rect_of(t, x0, y0, w, h);
             const std::size_t last = tile_perimeter_cells(w, h);  // the tile's largest label
             tile_levels.assign(last + 2, -std::numeric_limits<T>::infinity());
             for (std::size_t l = 1; l <= last; ++l) tile_levels[l] = level[global_label(t, static_cast<tile_label>(l))];
@@ -442,9 +485,10 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
                     out[x] = data ? v : out[x];
                 }
             }
-            stats.raised_cells += raised;
+            tile_raised[t] = raised;
         }
-    }
+    });
+    for (const std::size_t raised : tile_raised) stats.raised_cells += raised;
     return stats;
 }
 
