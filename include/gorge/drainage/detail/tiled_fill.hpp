@@ -5,7 +5,7 @@
 // all over the map, and much of its time goes to waiting on memory. Cut into tiles that stay in
 // the caches, the map is filled the way Barnes (2016), "Parallel Priority-Flood depression
 // filling for trillion cell digital elevation models on desktops or clusters", Computers &
-// Geosciences 96, 56-68, fills it across the nodes of a cluster (gorge::mpi's tiled fill does the
+// Geosciences 96, 57-64, fills it across the nodes of a cluster (gorge::mpi's tiled fill does the
 // same across MPI ranks):
 //   1. Each tile is filled on its own, as if its perimeter were the map edge, by the whole-map
 //      fill's traced Priority-Flood, with watershed labels: every perimeter cell starts a label
@@ -45,6 +45,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <unistd.h>
+#endif
+
 #include "../../detail/parallel.hpp"
 #include "../depression_fill.hpp"
 
@@ -59,15 +63,35 @@ namespace gorge {
 namespace detail {
 
 /// Maps of at least tiled_fill_min_cells cells, neither side shorter than tiled_fill_min_side,
-/// are filled in tiles. At 2048^2 cells one flood was faster; from 4096^2 on the tiles were as
-/// fast or faster on rough maps (benchmarks/README.md). Thin maps would make thin tiles.
+/// can be filled in tiles (fill_options::tiles says when they are). At 2048^2 cells one flood
+/// was faster; thin maps would make thin tiles.
 constexpr std::ptrdiff_t tiled_fill_min_cells = std::ptrdiff_t(1) << 24;
 constexpr std::ptrdiff_t tiled_fill_min_side = 2 * tiled_fill_tile_side;
+/// The largest cache assumed where the C library does not say (a desktop processor's L3).
+constexpr std::size_t tiled_fill_assumed_cache_bytes = std::size_t(32) << 20;
 
-template <class T>
-bool tiled_fill_applies(grid_view<const T> heights) {
-    return heights.width() >= tiled_fill_min_side && heights.height() >= tiled_fill_min_side &&
-           heights.width() >= tiled_fill_min_cells / heights.height();
+/// Bytes of the processor's largest cache (L3, else L2) as the C library reports it (glibc's
+/// sysconf on Linux), tiled_fill_assumed_cache_bytes where it does not. Asked once.
+inline std::size_t largest_cache_bytes() {
+    static const std::size_t bytes = [] {
+#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+        for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+            const long reported = sysconf(level);
+            if (reported > 0) return static_cast<std::size_t>(reported);
+        }
+#endif
+        return tiled_fill_assumed_cache_bytes;
+    }();
+    return bytes;
+}
+
+/// Whether the plain fill of a width x height map of cell_bytes heights goes to tiles when
+/// `workers` threads can run and the largest cache holds cache_bytes (fill_options::tiles).
+inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height, std::size_t cell_bytes, unsigned workers,
+                               std::size_t cache_bytes) {
+    if (width < tiled_fill_min_side || height < tiled_fill_min_side || width < tiled_fill_min_cells / height) return false;
+    return workers > 1 || static_cast<double>(width) * static_cast<double>(height) * static_cast<double>(cell_bytes) >
+                              static_cast<double>(cache_bytes);
 }
 
 /// A cell's watershed label inside its tile: tile_outlet_label for cells that drain out of the
