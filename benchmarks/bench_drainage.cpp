@@ -5,6 +5,8 @@
 //   fill_4096          Priority-Flood+ (gorge::fill_depressions)
 //   fill_epsilon_1024, fill_epsilon_8192, fill_1024, fill_8192: the same terrain at other sizes,
 //                      for the cost per cell as the map outgrows the caches
+//   fill_8192_whole, fill_8192_tiles/T: the plain fill as one whole-map flood, and in tiles on T
+//                      threads (0: all), whatever the cache (fill_options::tiles)
 //   d8_accum_4096      D8 directions (steepest) + flow accumulation on the epsilon-filled map
 // and, to show how the time splits: d8_4096 (directions alone) and d8_accum_4096_into (the same
 // as d8_accum_4096 into buffers allocated once, as an engine reusing them would do).
@@ -78,6 +80,22 @@ void fill_8192(benchmark::State& state) {
     run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions(g); }, 8192);
 }
 BENCHMARK(fill_8192)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The 8192^2 plain fill on one whole-map flood (tiles off) and in tiles on 1 and all threads.
+void fill_8192_whole(benchmark::State& state) {
+    gorge::fill_options<float> o;
+    o.tiles = false;
+    run_fill(state, [&](gorge::grid<float>& g) { return gorge::fill_depressions(g, o); }, 8192);
+}
+BENCHMARK(fill_8192_whole)->Unit(benchmark::kMillisecond)->UseRealTime();
+void fill_8192_tiles(benchmark::State& state) {
+    gorge::fill_options<float> o;
+    o.threads = static_cast<unsigned>(state.range(0));
+    run_fill(state, [&](gorge::grid<float>& g) {
+        return gorge::detail::run_tiled_priority_flood(g.view(), o, "fill_8192_tiles", gorge::detail::tiled_fill_tile_side);
+    }, 8192);
+}
+BENCHMARK(fill_8192_tiles)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void d8_accum_4096(benchmark::State& state) {
     const gorge::grid<float>& filled = filled_map();

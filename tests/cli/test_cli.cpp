@@ -304,7 +304,7 @@ TEST_CASE("gorge fill, thermal and droplets equal the library calls bit for bit"
             CHECK(same_bits(io::read_heightmap(dir.file("f.exr")).heights, expected));
         }
         // A 16-bit output keeps the input's codes (its own range) by default.
-        const run_result p = run_gorge(dir, "fill in.png f.png --method plain");
+        const run_result p = run_gorge(dir, "fill in.png f.png --method plain --threads 2");
         REQUIRE(p.code == 0);
         CHECK(contains(p.out, "f.png: codes 0..65535 = heights 0 .. 1"));
         gorge::grid<float> plain = input;
@@ -366,6 +366,7 @@ TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write n
         {"fill in.png out.bmp", "out.bmp"},
         {"fill in.png out.png --method lakes", "--method"},
         {"fill in.png out.png --range 1,1", "--range"},
+        {"fill in.png out.png --method plain --threads 2000", "--threads"},
         {"thermal in.png out.png --rate 0", "--rate"},
         {"thermal in.png out.png --passes -1", "--passes"},
         {"thermal in.png out.png --talus-slope -1", "--talus-slope"},

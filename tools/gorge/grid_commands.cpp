@@ -40,17 +40,20 @@ void print_timings(const grid_io_options& o, const char* name, double read_s, do
 struct fill_command {
     grid_io_options io;
     std::string method = "epsilon";
+    unsigned threads = 0;
 };
 
 int run_fill(fill_command& c) {
     c.io.params->resolve();
     if (c.method != "epsilon" && c.method != "plain")
         throw usage_error("--method: '" + c.method + "' (allowed: epsilon, plain)");
+    gorge::fill_options<float> options;
+    options.threads = c.threads;
+    if (const gorge::invalid_parameter bad = options.first_invalid()) throw_bad_parameter(bad);
     const clock_type::time_point t0 = clock_type::now();
     loaded_grid g = load_grid(c.io);
     const double read_s = seconds_since(t0);
     progress bar(progress_wanted(c.io.progress), "fill");
-    gorge::fill_options<float> options;
     options.no_data = g.no_data;  // no-data cells stay as they are and drain their neighbours
     options.progress = bar.callback();
     const clock_type::time_point t1 = clock_type::now();
@@ -191,6 +194,9 @@ runner add_fill(CLI::App& app) {
     c->io.params->add_value("method", c->method,
                             "epsilon: every cell drains (Priority-Flood+epsilon); plain: flat lakes (Priority-Flood)")
         ->check(CLI::IsMember({"epsilon", "plain"}));
+    c->io.params->add_value("threads", c->threads,
+                            "Threads of the plain fill of large maps, filled in tiles (0 = all hardware threads, at "
+                            "most 1024); same result for any");
     return [c] { return run_fill(*c); };
 }
 
