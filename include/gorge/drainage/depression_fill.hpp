@@ -11,10 +11,11 @@
 //                                      117-127; their "improved" variant, often called
 //                                      Priority-Flood+), with slopes traced uphill outside the
 //                                      priority queue (Wei, Zhou & Fu 2018; see traced_flood).
-//                                      Leaves flat lakes. Maps of 4096^2 cells and more are
-//                                      filled in cache-sized tiles joined by a graph of their
-//                                      watersheds (Barnes 2016; detail/tiled_fill.hpp), with
-//                                      the same result bit for bit.
+//                                      Leaves flat lakes. Maps of 4096^2 cells and more go to
+//                                      tiles joined by a graph of their watersheds (Barnes
+//                                      2016; detail/tiled_fill.hpp) on several threads, or when
+//                                      they outgrow the caches (fill_options::tiles), with the
+//                                      same result bit for bit.
 //   fill_depressions_epsilon           The least surface on which every cell drains strictly (an
 //                                      epsilon gradient of one ulp per cell, as in their
 //                                      Priority-Flood+ε, but defined so that the result does not
@@ -169,8 +170,8 @@ struct fill_options {
     /// largest cache (as the C library reports it; 32 MiB assumed where it does not). Tiles stay
     /// in the caches, and run side by side on threads; they cost a watershed label per cell. On
     /// one core: rough terrain, whose whole-map flood takes cells from all over the map, filled
-    /// 1.27x as fast in tiles at 16384^2 on a Xeon with a 300 MiB cache and 1.45x at 8192^2 on
-    /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, 10-20 %
+    /// 1.27x as fast in tiles at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
+    /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, about 20 %
     /// slower (benchmarks/README.md). false floods the whole map at once on one thread. The
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own
     /// interval inside each tile the calling thread fills). Default: true.
