@@ -166,7 +166,9 @@ public:
 private:
     tile_label* labels_;
     std::size_t pitch_;
-    tile_label spare_ = 0;
+#if !GORGE_DETAIL_TILE_LABEL_MASKED_STORE
+    tile_label spare_ = 0;  // where the stores of cells outside the window's bits go
+#endif
 };
 
 /// The lowest level at which water passes between each pair of labels of one tile: an open
