@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gorge/drainage/detail/tiled_fill.hpp"
 #include "gorge/mpi/fill.hpp"
 #include "gorge/mpi/tiled_world.hpp"
 
@@ -81,20 +82,11 @@ inline void agree(MPI_Comm comm, const failure& mine, const tile_layout& layout)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Perimeters: the cells of a tile on its outer ring, numbered in raster order.
+// Perimeters: the cells of a tile on its outer ring, numbered in raster order (the same numbers
+// as the single-machine tiled fill's, gorge/drainage/detail/tiled_fill.hpp).
 
-inline std::size_t perimeter_count(std::ptrdiff_t w, std::ptrdiff_t h) {
-    if (h == 1) return static_cast<std::size_t>(w);
-    const std::ptrdiff_t side = w == 1 ? 1 : 2;
-    return static_cast<std::size_t>(2 * w + (h - 2) * side);
-}
-/// Perimeter number of tile cell (x, y), which must lie on the tile's outer ring.
-inline std::size_t perimeter_index(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t w, std::ptrdiff_t h) {
-    const std::ptrdiff_t side = w == 1 ? 1 : 2;
-    if (y == 0) return static_cast<std::size_t>(x);
-    if (y == h - 1) return static_cast<std::size_t>(w + (h - 2) * side + x);
-    return static_cast<std::size_t>(w + (y - 1) * side + (x == 0 ? 0 : 1));
-}
+using gorge::detail::perimeter_count;
+using gorge::detail::perimeter_index;
 template <class F>
 void for_each_perimeter_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
     for (std::ptrdiff_t y = 0; y < h; ++y) {

@@ -956,7 +956,7 @@ bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_
 /// fewer traced cells wait in the queue. The epsilon fill does without it: there it made rough
 /// maps up to 6 % slower, for a gain on smooth ones that was mostly within the timing noise.
 /// mark(t, w) is told that t closed the cells of window bits w (the plain fill's watershed labels,
-/// see flood_labels). `trace` is empty on return, unless count() cancelled the fill.
+/// see no_flood_labels). `trace` is empty on return, unless count() cancelled the fill.
 template <bool WeiTest, class I, class T, class Key, class Step, class Count, class Mark>
 bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours],
                   const d8_mask_offsets<I>& mask_offsets, cell_fifo<I>& trace, radix_heap<Key, I>& open, Step&& step,

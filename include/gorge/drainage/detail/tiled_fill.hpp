@@ -37,9 +37,7 @@
 #include <exception>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -123,15 +121,20 @@ private:
     std::ptrdiff_t count_, base_, extra_;
 };
 
-/// Perimeter cells of a w x h tile (w, h >= 2).
-inline std::size_t tile_perimeter_cells(std::ptrdiff_t w, std::ptrdiff_t h) {
-    return static_cast<std::size_t>(2 * w + 2 * (h - 2));
+/// Perimeter cells of a w x h tile: the cells on its outer ring (gorge::mpi's tiles number them
+/// the same way).
+inline std::size_t perimeter_count(std::ptrdiff_t w, std::ptrdiff_t h) {
+    if (h == 1) return static_cast<std::size_t>(w);
+    const std::ptrdiff_t side = w == 1 ? 1 : 2;
+    return static_cast<std::size_t>(2 * w + (h - 2) * side);
 }
-/// The label that perimeter cell (x, y) of a w x h tile starts: 1 + its number in the order top
-/// row, then the west and east cells of each middle row, then the bottom row.
-inline tile_label perimeter_label(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t w, std::ptrdiff_t h) {
-    const std::ptrdiff_t i = y == 0 ? x : y == h - 1 ? w + 2 * (h - 2) + x : w + 2 * (y - 1) + (x == 0 ? 0 : 1);
-    return static_cast<tile_label>(1 + i);
+/// Perimeter number of tile cell (x, y), which must lie on the tile's outer ring: raster order
+/// (the top row, then the west and east cells of each middle row, then the bottom row).
+inline std::size_t perimeter_index(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrdiff_t w, std::ptrdiff_t h) {
+    const std::ptrdiff_t side = w == 1 ? 1 : 2;
+    if (y == 0) return static_cast<std::size_t>(x);
+    if (y == h - 1) return static_cast<std::size_t>(w + (h - 2) * side + x);
+    return static_cast<std::size_t>(w + (y - 1) * side + (x == 0 ? 0 : 1));
 }
 
 /// traced_flood's label hooks for a tile: labels indexed like the tile's working copy.
@@ -268,20 +271,20 @@ std::vector<T> spill_levels(std::size_t labels, const std::vector<label_edge<T>>
             next[at[e.b]++] = {e.a, e.level};
         }
     }
+    // The levels taken never go down, so the fill's radix heap serves as the priority queue.
     std::vector<T> level(labels, std::numeric_limits<T>::infinity());
-    using item = std::pair<T, std::uint32_t>;
-    std::priority_queue<item, std::vector<item>, std::greater<item>> open;
+    radix_heap<decltype(ordered_bits(T())), std::uint32_t> open;
     level[0] = -std::numeric_limits<T>::infinity();
-    open.push({level[0], 0});
+    open.push(ordered_bits(level[0]), 0);
     while (!open.empty()) {
-        const item top = open.top();
-        open.pop();
-        if (top.first != level[top.second]) continue;  // lowered again since it was queued
-        for (std::size_t k = start[top.second]; k < start[top.second + 1]; ++k) {
-            const T through = std::max(top.first, next[k].second);
+        const std::uint32_t u = open.pop();
+        const T reached = from_ordered_bits(open.last_key());
+        if (reached != level[u]) continue;  // lowered again since it was queued
+        for (std::size_t k = start[u]; k < start[u + 1]; ++k) {
+            const T through = std::max(reached, next[k].second);
             if (through < level[next[k].first]) {
                 level[next[k].first] = through;
-                open.push({through, next[k].first});
+                open.push(ordered_bits(through), next[k].first);
             }
         }
     }
@@ -312,7 +315,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
     for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty)
         for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx) {
             const std::size_t t = static_cast<std::size_t>(ty * columns.count() + tx);
-            first_label[t + 1] = first_label[t] + tile_perimeter_cells(columns.size(tx), rows.size(ty));
+            first_label[t + 1] = first_label[t] + perimeter_count(columns.size(tx), rows.size(ty));
         }
     if (first_label.back() >= std::numeric_limits<std::uint32_t>::max())
         throw std::overflow_error(std::string(who) + ": too many tiles for the tiled fill's label graph");
@@ -376,7 +379,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
                               !(x == 0 || y == 0 || x == w - 1 || y == h - 1);  // inside: next to no-data
                 for (int k = 0; k < d8_neighbours && !outlet && options.no_data; ++k)
                     outlet = is_hole(gx + d8_dx[k], gy + d8_dy[k]);
-                tile_labels[i] = outlet ? tile_outlet_label : perimeter_label(x, y, w, h);
+                tile_labels[i] = outlet ? tile_outlet_label : static_cast<tile_label>(1 + perimeter_index(x, y, w, h));
             });
             fill_options<T> tile_options;
             tile_options.no_data = options.no_data;
@@ -427,7 +430,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
             }
             // Kruskal: the pairs that join two parts of the forest, by rising level.
             pairs.take_sorted(sorted);
-            parent.resize(tile_perimeter_cells(w, h) + 1);
+            parent.resize(perimeter_count(w, h) + 1);
             for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<std::uint32_t>(i);
             auto root = [&](std::uint32_t v) {
                 while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
@@ -496,7 +499,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
         for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {
             std::ptrdiff_t x0, y0, w, h;
             tile_rect_of(t, x0, y0, w, h);
-            const std::size_t last = tile_perimeter_cells(w, h);  // the tile's largest label
+            const std::size_t last = perimeter_count(w, h);  // the tile's largest label
             tile_levels.assign(last + 2, -std::numeric_limits<T>::infinity());
             for (std::size_t l = 1; l <= last; ++l) tile_levels[l] = level[global_label(t, static_cast<tile_label>(l))];
             std::size_t raised = 0;
