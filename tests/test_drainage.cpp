@@ -1587,6 +1587,29 @@ void check_tiled_fill(const gorge::grid<T>& original, std::ptrdiff_t side, const
     }
 }
 
+/// Progress reports as a fill gives them: 0 first, 1 last, never decreasing.
+void check_progress_reports(const std::vector<double>& seen) {
+    REQUIRE(seen.size() >= 2u);
+    CHECK(seen.front() == 0.0);
+    CHECK(seen.back() == 1.0);
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+}
+
+/// The tiled fill of `original` in tiles of `side`, cancelled at progress call stop_at: it says
+/// so, calls no more, raised nothing and left the grid as it was.
+void check_tiled_fill_cancelled(const gorge::grid<float>& original, gorge::fill_options<float> options,
+                                std::ptrdiff_t side, std::size_t stop_at) {
+    INFO("cancelled at call " << stop_at);
+    std::size_t calls = 0;
+    options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
+    gorge::grid<float> cancelled = original;
+    const auto c = gorge::detail::run_tiled_priority_flood(cancelled.view(), options, "test", side);
+    CHECK(c.cancelled);
+    CHECK(calls == stop_at + 1);
+    CHECK(c.raised_cells == 0u);
+    CHECK(same_bits(cancelled, original));
+}
+
 }  // namespace
 
 TEST_CASE("the tiled plain fill equals the whole-map flood bit for bit", "[drainage][fill]") {
@@ -1646,22 +1669,9 @@ TEST_CASE("the tiled plain fill: progress, cancellation, and the map's cell name
     gorge::grid<float> reported = original;
     CHECK_FALSE(gorge::detail::run_tiled_priority_flood(reported.view(), options, "test", 16).cancelled);
     CHECK(same_bits(reported, expected));
-    REQUIRE(seen.size() >= 2u);
-    CHECK(seen.front() == 0.0);
-    CHECK(seen.back() == 1.0);
-    CHECK(std::is_sorted(seen.begin(), seen.end()));
-
-    for (const std::size_t stop_at : {std::size_t(0), seen.size() / 2, seen.size() - 1}) {
-        INFO("cancelled at call " << stop_at);
-        std::size_t calls = 0;
-        options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
-        gorge::grid<float> cancelled = original;
-        const auto c = gorge::detail::run_tiled_priority_flood(cancelled.view(), options, "test", 16);
-        CHECK(c.cancelled);
-        CHECK(calls == stop_at + 1);
-        CHECK(c.raised_cells == 0u);
-        CHECK(same_bits(cancelled, original));
-    }
+    check_progress_reports(seen);
+    for (const std::size_t stop_at : {std::size_t(0), seen.size() / 2, seen.size() - 1})
+        check_tiled_fill_cancelled(original, options, 16, stop_at);
 
     // A non-finite cell in a tile other than the first is named in the map's coordinates.
     gorge::grid<float> bad = original;
@@ -1708,22 +1718,10 @@ TEST_CASE("the tiled plain fill on threads: progress from the calling thread, ca
     CHECK_FALSE(gorge::detail::run_tiled_priority_flood(reported.view(), options, "test", 64).cancelled);
     CHECK(same_bits(reported, expected));
     CHECK_FALSE(other_thread);
-    REQUIRE(seen.size() >= 2u);
-    CHECK(seen.front() == 0.0);
-    CHECK(seen.back() == 1.0);
-    CHECK(std::is_sorted(seen.begin(), seen.end()));
+    check_progress_reports(seen);
     // How many reports come from the caller's tiles depends on the threads' timing: cancel at the
     // first call (0, before any tile), the second (a tile's, or the last one) and at 1.
-    for (const std::size_t stop_at : {std::size_t(0), std::size_t(1)}) {
-        INFO("cancelled at call " << stop_at);
-        std::size_t calls = 0;
-        options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
-        gorge::grid<float> cancelled = original;
-        const auto c = gorge::detail::run_tiled_priority_flood(cancelled.view(), options, "test", 16);
-        CHECK(c.cancelled);
-        CHECK(calls == stop_at + 1);
-        CHECK(same_bits(cancelled, original));
-    }
+    for (const std::size_t stop_at : {std::size_t(0), std::size_t(1)}) check_tiled_fill_cancelled(original, options, 16, stop_at);
     options.progress = [](double fraction) { return fraction < 1.0; };
     gorge::grid<float> at_end = original;
     CHECK(gorge::detail::run_tiled_priority_flood(at_end.view(), options, "test", 16).cancelled);
