@@ -5,6 +5,9 @@
 //   fill_4096          Priority-Flood+ (gorge::fill_depressions)
 //   fill_epsilon_1024, fill_epsilon_8192, fill_1024, fill_8192: the same terrain at other sizes,
 //                      for the cost per cell as the map outgrows the caches
+//   fill_epsilon_nostats_1024, fill_epsilon_nostats_8192: the epsilon fill without its
+//                      statistics (fill_options::epsilon_statistics = false), whose pass grows
+//                      faster per cell than the flood as the map outgrows the caches
 //   fill_8192_whole, fill_8192_tiles/T: the plain fill as one whole-map flood, and in tiles on T
 //                      threads (0: all), whatever the cache (fill_options::tiles)
 //   d8_accum_4096      D8 directions (steepest) + flow accumulation on the epsilon-filled map
@@ -75,6 +78,16 @@ void fill_epsilon_8192(benchmark::State& state) {
     run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions_epsilon(g); }, 8192);
 }
 BENCHMARK(fill_epsilon_8192)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+gorge::fill_stats<float> fill_epsilon_without_statistics(gorge::grid<float>& g) {
+    gorge::fill_options<float> o;
+    o.epsilon_statistics = false;
+    return gorge::fill_depressions_epsilon(g, o);
+}
+void fill_epsilon_nostats_1024(benchmark::State& state) { run_fill(state, fill_epsilon_without_statistics, 1024); }
+BENCHMARK(fill_epsilon_nostats_1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+void fill_epsilon_nostats_8192(benchmark::State& state) { run_fill(state, fill_epsilon_without_statistics, 8192); }
+BENCHMARK(fill_epsilon_nostats_8192)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void fill_8192(benchmark::State& state) {
     run_fill(state, [](gorge::grid<float>& g) { return gorge::fill_depressions(g); }, 8192);
