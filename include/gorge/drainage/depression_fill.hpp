@@ -1338,9 +1338,14 @@ void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, bit_set&
     };
     // Seeds come sorted: the next one is taken directly when its key is not above the queue's
     // smallest (a lower bound of it); otherwise it joins the queue, whose smallest key is then
-    // the smallest of all (its key is >= every level taken so far).
+    // the smallest of all (its key is >= every level taken so far). A seed with no raised
+    // neighbour left to visit (reached meanwhile from a lower level) is passed over first: in the
+    // queue, pop_live would drop it and move on to cells above the seeds still to come, whose
+    // keys would then go below the queue's last key.
     std::size_t next = 0;
     while (next < seeds.size() || !open.empty()) {
+        while (next < seeds.size() && !work.has_open_neighbour(seeds[next].second)) ++next;
+        if (next == seeds.size() && open.empty()) break;
         std::size_t c;
         T level;
         if (next < seeds.size() && (open.empty() || seeds[next].first <= open.min_key_bound())) {
