@@ -121,19 +121,11 @@ void keep_spanning_edges(local_fill<T>& t) {
         }
     });
     std::sort(all.begin(), all.end(), [](const candidate& p, const candidate& q) { return p.level < q.level; });
-    std::vector<label_t> parent(nodes);
-    for (std::size_t i = 0; i < nodes; ++i) parent[i] = static_cast<label_t>(i);
-    auto find = [&](label_t v) {
-        while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
-        return v;
-    };
+    detail::spanning_forest forest;
+    forest.reset(nodes);
     std::vector<edge<T>> kept;
-    for (const candidate& c : all) {
-        const label_t ra = find(c.a), rb = find(c.b);
-        if (ra == rb) continue;
-        parent[std::max(ra, rb)] = std::min(ra, rb);
-        if (c.sent) kept.push_back(t.edges[c.sent - 1]);
-    }
+    for (const candidate& c : all)
+        if (forest.join(c.a, c.b) && c.sent) kept.push_back(t.edges[c.sent - 1]);
     t.edges = std::move(kept);
 }
 

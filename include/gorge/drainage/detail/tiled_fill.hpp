@@ -137,6 +137,34 @@ inline std::size_t perimeter_index(std::ptrdiff_t x, std::ptrdiff_t y, std::ptrd
     return static_cast<std::size_t>(w + (y - 1) * side + (x == 0 ? 0 : 1));
 }
 
+/// The parts of a minimum spanning forest being built by Kruskal's algorithm over labels
+/// 0 .. n - 1 (union-find with path halving; a union keeps the lower root, so the outlet label 0
+/// stays a root). Taking edges by rising level, an edge that joins two parts is kept; one within a
+/// part offers no minimax path value lower than the edges already kept. gorge::mpi's tiled fill
+/// prunes its tiles' spill graphs with it too.
+class spanning_forest {
+public:
+    /// n labels, each a part of its own (reusing the storage).
+    void reset(std::size_t n) {
+        parent_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) parent_[i] = static_cast<std::uint32_t>(i);
+    }
+    /// Joins the parts of labels a and b; false when they were one part already.
+    bool join(std::uint32_t a, std::uint32_t b) {
+        const std::uint32_t ra = root(a), rb = root(b);
+        if (ra == rb) return false;
+        parent_[std::max(ra, rb)] = std::min(ra, rb);
+        return true;
+    }
+
+private:
+    std::uint32_t root(std::uint32_t v) {
+        while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];  // path halving
+        return v;
+    }
+    std::vector<std::uint32_t> parent_;
+};
+
 /// traced_flood's label hooks for a tile: labels indexed like the tile's working copy.
 class tile_flood_labels {
 public:
@@ -359,7 +387,7 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
         std::vector<std::uint8_t> differs;  // read in whole words: bytes past the row cost a look, no more
         label_pair_levels<T> pairs;
         std::vector<typename label_pair_levels<T>::entry> sorted;
-        std::vector<std::uint32_t> parent;
+        spanning_forest forest;
         for (std::size_t t; !cancelled.load(std::memory_order_relaxed) && (t = next_tile++) < tiles;) {
             std::ptrdiff_t x0, y0, w, h;
             tile_rect_of(t, x0, y0, w, h);
@@ -430,19 +458,11 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
             }
             // Kruskal: the pairs that join two parts of the forest, by rising level.
             pairs.take_sorted(sorted);
-            parent.resize(perimeter_count(w, h) + 1);
-            for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<std::uint32_t>(i);
-            auto root = [&](std::uint32_t v) {
-                while (parent[v] != v) v = parent[v] = parent[parent[v]];  // path halving
-                return v;
-            };
+            forest.reset(perimeter_count(w, h) + 1);
             std::vector<label_edge<T>>& kept = tile_edges[t];
             for (const auto& e : sorted) {
                 const tile_label a = static_cast<tile_label>(e.key >> 16), b = static_cast<tile_label>(e.key & 0xffffu);
-                const std::uint32_t ra = root(a), rb = root(b);
-                if (ra == rb) continue;
-                parent[std::max(ra, rb)] = std::min(ra, rb);
-                kept.push_back({global_label(t, a), global_label(t, b), e.level});
+                if (forest.join(a, b)) kept.push_back({global_label(t, a), global_label(t, b), e.level});
             }
             for (std::ptrdiff_t y = 0; y < h; ++y) {
                 const std::size_t from = work.index(0, y), to = at(x0, y0 + y);
