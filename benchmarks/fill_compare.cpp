@@ -97,7 +97,6 @@ int main(int argc, char** argv) {
     for (const bool statistics : {true, false})
         runs.push_back({statistics ? "epsilon, statistics" : "epsilon, no statistics", [statistics](gorge::grid<float>& g) {
                             gorge::fill_options<float> o;
-                            o.tiles = false;
                             o.epsilon_statistics = statistics;
                             gorge::fill_depressions_epsilon(g.view(), o);
                         }});
