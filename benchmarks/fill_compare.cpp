@@ -6,13 +6,15 @@
 //   MAP      pitted or smooth (benchmarks/peers/drainage_maps.hpp: fBm with and without white noise)
 //   REPS     rounds; each round runs every fill on every size once, and the median round is shown
 //   SIDE     map sides (square maps); the first is the base of the cost-per-cell column
-//   THREADS  thread counts for the tiled plain fill (detail::run_tiled_priority_flood with
-//            1024^2 tiles); without them only one thread
+//   THREADS  thread counts for the tiled fills (detail::run_tiled_priority_flood and
+//            detail::run_tiled_epsilon_fill with 1024^2 tiles); without them only one thread
 //
 // The fills: the whole-map plain flood (detail::run_whole_map_flood), the tiled plain fill on each
-// thread count, and fill_depressions_epsilon with and without its statistics
-// (fill_options::epsilon_statistics). Each line gives M cells/s (median and best), the cost per
-// cell against the first size, and an FNV-1a hash of the surface: the plain fills must agree.
+// thread count, and the epsilon fill with and without its statistics (fill_options::
+// epsilon_statistics), as one flood (detail::run_epsilon_fill without tiles) and in tiles on each
+// thread count. Each line gives M cells/s (median and best), the cost per cell against the first
+// size, and an FNV-1a hash of the surface: the plain fills must agree, and so must the epsilon
+// fills.
 //
 // Build (a Release build of the benchmarks builds it too):
 //   g++ -O3 -DNDEBUG -std=c++17 -march=native -pthread -Iinclude -Ibenchmarks benchmarks/fill_compare.cpp -o fill_compare
@@ -94,12 +96,23 @@ int main(int argc, char** argv) {
                             gorge::detail::run_tiled_priority_flood<float>(g.view(), o, "fill_compare",
                                                                            gorge::detail::tiled_fill_tile_side);
                         }});
-    for (const bool statistics : {true, false})
-        runs.push_back({statistics ? "epsilon, statistics" : "epsilon, no statistics", [statistics](gorge::grid<float>& g) {
+    for (const bool statistics : {true, false}) {
+        const std::string what = statistics ? ", statistics" : ", no statistics";
+        runs.push_back({"epsilon, whole map" + what, [statistics](gorge::grid<float>& g) {
                             gorge::fill_options<float> o;
                             o.epsilon_statistics = statistics;
-                            gorge::fill_depressions_epsilon(g.view(), o);
+                            gorge::detail::run_epsilon_fill<float>(g.view(), o, "fill_compare", false);
                         }});
+        for (const unsigned t : threads)
+            runs.push_back({"epsilon, tiles, " + std::to_string(t) + " thread" + (t == 1 ? "" : "s") + what,
+                            [statistics, t](gorge::grid<float>& g) {
+                                gorge::fill_options<float> o;
+                                o.epsilon_statistics = statistics;
+                                o.threads = t;
+                                gorge::detail::run_tiled_epsilon_fill<float>(g.view(), o, "fill_compare",
+                                                                             gorge::detail::tiled_fill_tile_side);
+                            }});
+    }
 
     const bool smooth = map == "smooth";
     std::vector<std::vector<double>> seconds(runs.size() * sides.size());
@@ -125,7 +138,7 @@ int main(int argc, char** argv) {
             const double median = cells / t[t.size() / 2] / 1e6, best = cells / t.front() / 1e6;
             std::vector<double>& first = seconds[k * sides.size()];
             const double first_cost = first[first.size() / 2] / (double(sides[0]) * double(sides[0]));
-            std::printf("%-6s %6ld  %-24s %8.2f M cells/s (best %8.2f)  cost per cell %5.2fx  hash %016llx\n", map.c_str(),
+            std::printf("%-6s %6ld  %-42s %8.2f M cells/s (best %8.2f)  cost per cell %5.2fx  hash %016llx\n", map.c_str(),
                         sides[s], runs[k].name.c_str(), median, best, t[t.size() / 2] / cells / first_cost,
                         static_cast<unsigned long long>(hashes[k * sides.size() + s]));
         }

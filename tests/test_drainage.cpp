@@ -1783,6 +1783,159 @@ TEST_CASE("the tiled plain fill on threads: progress from the calling thread, ca
     CHECK(same_bits(at_end, original));
 }
 
+namespace {
+
+/// The epsilon fill in tiles of `side` cells on 1, 2 and 3 threads and as one flood over the whole
+/// map, with the same options: the same bits, raised cells and statistics.
+template <class T>
+void check_tiled_epsilon_fill(const gorge::grid<T>& original, std::ptrdiff_t side, gorge::fill_options<T> options = {}) {
+    INFO("map " << original.width() << " x " << original.height() << ", tiles of " << side);
+    for (const bool statistics : {true, false}) {
+        INFO("statistics " << statistics);
+        options.epsilon_statistics = statistics;
+        gorge::grid<T> whole = original;
+        const auto w = gorge::detail::run_epsilon_fill(whole.view(), options, "test", false);
+        for (const unsigned threads : {1u, 2u, 3u}) {
+            INFO(threads << " threads");
+            gorge::fill_options<T> threaded = options;
+            threaded.threads = threads;
+            gorge::grid<T> tiled = original;
+            const auto t = gorge::detail::run_tiled_epsilon_fill(tiled.view(), threaded, "test", side);
+            CHECK(same_bits(tiled, whole));
+            CHECK(t.raised_cells == w.raised_cells);
+            CHECK(t.max_gradient_rise == w.max_gradient_rise);
+            CHECK(t.overtaken_cells == w.overtaken_cells);
+            CHECK_FALSE(t.cancelled);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the tiled epsilon fill equals the one flood bit for bit, statistics included", "[drainage][fill]") {
+    // Tiles from 2 cells up to more than the map, on random terrain with ties and flats, with and
+    // without no-data (a number and NaN), and on terraces of one ulp (heights 2^24 + 2k), where
+    // lakes' gradients climb past their neighbours and cross many tile borders.
+    std::uint32_t seed = 1300;
+    for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{2, 2}, {5, 40}, {63, 20}, {97, 80}}) {
+        for (const std::ptrdiff_t side : {2, 3, 7, 16, 100}) {
+            ++seed;
+            check_tiled_epsilon_fill(random_terrain<float>(size.first, size.second, seed), side);
+            gorge::fill_options<float> holes;
+            holes.no_data = -9999.0f;
+            check_tiled_epsilon_fill(random_terrain<float>(size.first, size.second, seed, 0.08), side, holes);
+            gorge::fill_options<double> nan_holes;
+            nan_holes.no_data = std::numeric_limits<double>::quiet_NaN();
+            check_tiled_epsilon_fill(random_terrain<double>(size.first, size.second, seed, 0.03,
+                                                            std::numeric_limits<double>::quiet_NaN()),
+                                     side, nan_holes);
+        }
+    }
+    std::mt19937 rng(1301);
+    std::size_t overtaken_maps = 0;
+    for (int m = 0; m < 200; ++m) {
+        const std::ptrdiff_t w = 2 + std::ptrdiff_t(rng() % 30), h = 2 + std::ptrdiff_t(rng() % 30);
+        gorge::grid<float> terraces(w, h);
+        for (std::ptrdiff_t y = 0; y < h; ++y)
+            for (std::ptrdiff_t x = 0; x < w; ++x) terraces(x, y) = 16777216.0f + 2.0f * float(rng() % 4);
+        check_tiled_epsilon_fill(terraces, 2 + std::ptrdiff_t(rng() % 9));
+        gorge::grid<float> filled = terraces;
+        overtaken_maps += gorge::detail::run_epsilon_fill(filled.view(), gorge::fill_options<float>(), "test", false)
+                                  .overtaken_cells > 0 ? 1u : 0u;
+    }
+    CHECK(overtaken_maps > 20u);  // the statistics have something to count
+    // One lake across many tiles, draining through a single notch in its rim; and against the
+    // epsilon surface computed from its definition.
+    gorge::grid<float> bowl(150, 120);
+    for (std::ptrdiff_t y = 0; y < bowl.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < bowl.width(); ++x) {
+            const bool rim = x == 0 || y == 0 || x == bowl.width() - 1 || y == bowl.height() - 1;
+            bowl(x, y) = rim && !(x == 0 && y == 60) ? 100.0f : float(0.1 * std::hypot(double(x) - 75.0, double(y) - 60.0));
+        }
+    for (const std::ptrdiff_t side : {4, 9, 32}) check_tiled_epsilon_fill(bowl, side);
+    const gorge::grid<float> rough = random_terrain<float>(61, 47, 4712);
+    gorge::grid<float> tiled = rough;
+    gorge::detail::run_tiled_epsilon_fill(tiled.view(), gorge::fill_options<float>(), "test", 8);
+    CHECK(same_bits(tiled, least_surface_reference(rough, std::optional<float>())));
+}
+
+TEST_CASE("the tiled epsilon fill: progress, cancellation, bad input named, steps past the largest value", "[drainage][fill]") {
+    const gorge::grid<float> original = random_terrain<float>(100, 90, 32, 0.01);
+    gorge::fill_options<float> options;
+    options.no_data = -9999.0f;
+    gorge::grid<float> expected = original;
+    gorge::detail::run_epsilon_fill(expected.view(), options, "test", false);
+    for (const unsigned threads : {1u, 3u}) {
+        options.threads = threads;
+        std::vector<double> seen;
+        options.progress = [&seen](double fraction) {
+            seen.push_back(fraction);
+            return true;
+        };
+        gorge::grid<float> reported = original;
+        CHECK_FALSE(gorge::detail::run_tiled_epsilon_fill(reported.view(), options, "test", 16).cancelled);
+        CHECK(same_bits(reported, expected));
+        check_progress_reports(seen);
+        // On threads, how many reports come from the caller's tiles depends on the timing.
+        const std::vector<std::size_t> stops =
+            threads == 1 ? std::vector<std::size_t>{0, seen.size() / 2, seen.size() - 1} : std::vector<std::size_t>{0, 1};
+        for (const std::size_t stop_at : stops) {
+            INFO(threads << " threads, cancelled at call " << stop_at);
+            std::size_t calls = 0;
+            options.progress = [&calls, stop_at](double) { return calls++ != stop_at; };
+            gorge::grid<float> cancelled = original;
+            const auto c = gorge::detail::run_tiled_epsilon_fill(cancelled.view(), options, "test", 16);
+            CHECK(c.cancelled);
+            CHECK(calls == stop_at + 1);
+            CHECK(c.raised_cells == 0u);
+            CHECK(same_bits(cancelled, original));
+        }
+    }
+    options.progress = nullptr;
+    // A non-finite cell in a tile other than the first is named in the map's coordinates; with
+    // two, the one of the first tile in raster order, whatever the threads.
+    gorge::grid<float> bad = original;
+    bad(57, 41) = std::numeric_limits<float>::infinity();
+    bad(90, 3) = std::numeric_limits<float>::quiet_NaN();
+    const gorge::grid<float> before = bad;
+    for (const unsigned threads : {1u, 3u}) {
+        options.threads = threads;
+        const std::string message =
+            invalid_argument_message([&] { gorge::detail::run_tiled_epsilon_fill(bad.view(), options, "test", 16); });
+        CHECK(contains(message, "(90, 3)"));
+        CHECK(same_bits(bad, before));
+    }
+    CHECK_THROWS_AS(gorge::detail::run_tiled_epsilon_fill(bad.view(), options, "test", 1), std::invalid_argument);
+    // Heights at the largest finite value: a pit there cannot be raised (std::overflow_error, the
+    // grid unchanged, as from the one flood); beside a lower outlet the fill succeeds, even where
+    // a tile whose ring is not final yet would step past the largest value on its own.
+    const float top = std::numeric_limits<float>::max();
+    gorge::grid<float> pit(20, 20, top);
+    pit(12, 9) = 0.0f;
+    const gorge::grid<float> pit_before = pit;
+    CHECK_THROWS_AS(gorge::detail::run_epsilon_fill(pit.view(), gorge::fill_options<float>(), "test", false), std::overflow_error);
+    CHECK_THROWS_AS(gorge::detail::run_tiled_epsilon_fill(pit.view(), gorge::fill_options<float>(), "test", 5), std::overflow_error);
+    CHECK(same_bits(pit, pit_before));
+    // A pit at the corner of the first tile, next to three cells at the largest value there and
+    // to lower cells in the tiles around: solved before those, the tile would have to step above
+    // the largest value (the fill then starts again as one flood).
+    gorge::grid<float> high(20, 20);
+    for (std::ptrdiff_t y = 0; y < 20; ++y)
+        for (std::ptrdiff_t x = 0; x < 20; ++x) high(x, y) = float(1000 + 19 - y);
+    high(3, 3) = high(4, 3) = high(3, 4) = top;
+    high(4, 4) = 0.0f;
+    std::vector<float> first_ring(gorge::detail::ring_count(5, 5));
+    gorge::detail::for_each_ring_position(5, 5, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+        first_ring[i] = x < 0 || y < 0 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+    });
+    gorge::grid<float> corner(5, 5), corner_out(5, 5);
+    for (std::ptrdiff_t y = 0; y < 5; ++y)
+        for (std::ptrdiff_t x = 0; x < 5; ++x) corner(x, y) = high(x, y);
+    CHECK_THROWS_AS(gorge::detail::least_epsilon_surface<float>(corner.view(), first_ring.data(), corner_out.view(), {}, "test"),
+                    std::overflow_error);
+    check_tiled_epsilon_fill(high, 5);
+}
+
 TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with the same surface", "[drainage][fill]") {
     // 4096 x 4096, the smallest square map cut into tiles: hashed noise on a gentle slope.
     const std::ptrdiff_t side = 4096;
@@ -1835,4 +1988,30 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(seen_tiled.size() < seen_whole.size());
     CHECK(std::is_sorted(seen_tiled.begin(), seen_tiled.end()));
     CHECK(seen_tiled.back() == 1.0);
+    // The epsilon fill goes to tiles by the same rule: the same surface and statistics. Its tiled
+    // fill reports only inside the tiles the calling thread solves in full (16 per tile).
+    std::vector<double> seen_epsilon_tiled, seen_epsilon_whole;
+    options.tiles = true;
+    options.progress = [&seen_epsilon_tiled](double f) {
+        seen_epsilon_tiled.push_back(f);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return true;
+    };
+    gorge::grid<float> epsilon_tiled = map, epsilon_whole = map;
+    const auto et = gorge::fill_depressions_epsilon(epsilon_tiled, options);
+    options.tiles = false;
+    options.progress = [&seen_epsilon_whole](double f) {
+        seen_epsilon_whole.push_back(f);
+        return true;
+    };
+    const auto ew = gorge::fill_depressions_epsilon(epsilon_whole, options);
+    CHECK(ew.raised_cells > 100000u);
+    CHECK(et.raised_cells == ew.raised_cells);
+    CHECK(et.max_gradient_rise == ew.max_gradient_rise);
+    CHECK(et.overtaken_cells == ew.overtaken_cells);
+    CHECK(same_bits(epsilon_tiled, epsilon_whole));
+    REQUIRE(seen_epsilon_whole.size() == 2u + cells / gorge::fill_progress_interval);
+    CHECK(seen_epsilon_tiled.size() < seen_epsilon_whole.size());
+    CHECK(std::is_sorted(seen_epsilon_tiled.begin(), seen_epsilon_tiled.end()));
+    CHECK(seen_epsilon_tiled.back() == 1.0);
 }

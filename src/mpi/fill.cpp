@@ -847,62 +847,13 @@ struct epsilon_tile {
     std::vector<T> z, e;
     std::vector<std::size_t> lowered;  // ring cells lowered since the last solve
     bool dirty = true;         // the ring changed since the last solve (all tiles in round 0)
-    bool full = true;          // the next solve starts from scratch (see lower_surface)
+    bool full = true;          // the next solve starts from scratch (see detail::lower_epsilon_surface)
 };
 
 /// The w x h inside of a tile's padded heights or surface (epsilon_tile::z, ::e).
 template <class T>
 grid_view<T> inside(std::vector<T>& padded, std::ptrdiff_t w, std::ptrdiff_t h) {
     return grid_view<T>(padded.data() + (w + 2) + 1, w, h, w + 2);
-}
-
-/// Lowers a kept tile's surface after some of its ring values went down (et.lowered), instead of
-/// solving it again: the least surface is, at every cell, the lowest value that a chain of steps
-/// v -> max(Z, succ(v)) carries there from a ring value or outlet, so the new surface is the old
-/// one wherever no chain from a lowered ring cell arrives lower, and the lower chain's value
-/// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
-/// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
-/// touches only the cells that go down: in later rounds usually a small part of the tile.
-template <class I, class T>
-void lower_surface(epsilon_tile<T>& et, const std::optional<T>& no_data) {
-    const std::ptrdiff_t w = et.rect.width, h = et.rect.height, pitch = w + 2;
-    // Cells inside the tile need no bounds or no-data checks: the heights are +infinity around
-    // the tile (no candidate is below +infinity) and the surface -infinity at no-data cells
-    // (none is below that).
-    T* const e = et.e.data();
-    const T* const z = et.z.data();
-    std::ptrdiff_t off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_dy[k] * pitch + d8_dx[k];
-    const detail::epsilon_step<T> step(no_data);
-    detail::radix_heap<decltype(detail::ordered_bits(T())), I> open;
-    auto lower = [&](I n, T candidate) {
-        if (candidate < e[n]) {
-            e[n] = candidate;
-            open.push(detail::ordered_bits(candidate), n);
-        }
-    };
-    // The lowered ring cells give their neighbours inside the tile their first candidates (the
-    // only place that needs bounds: the ring's own neighbours reach beyond the padding).
-    std::vector<std::pair<std::ptrdiff_t, std::ptrdiff_t>> at(ring_count(w, h));
-    for_each_ring_cell(w, h, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) { at[i] = {x, y}; });
-    for (const std::size_t i : et.lowered) {
-        const T up = step(et.ring[i]);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const std::ptrdiff_t x = at[i].first + d8_dx[k], y = at[i].second + d8_dy[k];
-            if (x < 0 || y < 0 || x >= w || y >= h) continue;
-            const I n = static_cast<I>((y + 1) * pitch + (x + 1));
-            lower(n, std::max(z[n], up));
-        }
-    }
-    while (!open.empty()) {
-        const I c = open.pop();
-        if (detail::ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
-        const T up = step(e[c]);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
-            lower(n, std::max(z[n], up));
-        }
-    }
 }
 
 template <class T>
@@ -937,7 +888,7 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
         et.rect = layout.tile(mine[k]);
         const tile_rect& r = et.rect;
         et.ring.resize(ring_count(r.width, r.height));
-        for_each_ring_cell(r.width, r.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+        for_each_ring_position(r.width, r.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
             const std::ptrdiff_t gx = r.x + x, gy = r.y + y;
             const bool off_map = gx < 0 || gy < 0 || gx >= layout.map_width || gy >= layout.map_height;
             et.ring[i] = off_map ? outlet_side : unknown;
@@ -946,9 +897,10 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     }
     fill_options<T> solve_options;
     solve_options.no_data = options.no_data;
+    const detail::epsilon_step<T> step(options.no_data);
     // Solves tile et with its current ring into e (padded; epsilon_tile), reading its heights into
     // z (padded) first when z is empty: from scratch (least_epsilon_surface) when et.full or e is
-    // new, else by lowering the kept surface from the lowered ring cells (lower_surface).
+    // new, else by lowering the kept surface from the lowered ring cells (detail::lower_epsilon_surface).
     auto solve = [&](epsilon_tile<T>& et, std::vector<T>& z, std::vector<T>& e) {
         const tile_rect& r = et.rect;
         const std::size_t padded = static_cast<std::size_t>(r.width + 2) * static_cast<std::size_t>(r.height + 2);
@@ -979,9 +931,9 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                         if (detail::is_no_data(zi.row(y)[x], options.no_data)) ei.row(y)[x] = outlet_side;
             et.full = !keep;
         } else if (padded <= std::numeric_limits<std::uint32_t>::max()) {
-            lower_surface<std::uint32_t>(et, options.no_data);
+            detail::lower_epsilon_surface<std::uint32_t>(et.e.data(), et.z.data(), r.width, r.height, et.ring.data(), et.lowered, step);
         } else {
-            lower_surface<std::size_t>(et, options.no_data);
+            detail::lower_epsilon_surface<std::size_t>(et.e.data(), et.z.data(), r.width, r.height, et.ring.data(), et.lowered, step);
         }
         et.lowered.clear();
         et.dirty = false;

@@ -35,7 +35,7 @@ tile_rect halo_rect(const tile_rect& r) {
     return h;
 }
 
-/// Position of ring cell i of a w x h tile (for_each_ring_cell's order: the row above, the row
+/// Position of ring cell i of a w x h tile (for_each_ring_position's order: the row above, the row
 /// below, the column left, the column right) in halo_rect's perimeter order (route_tile's: the
 /// row above, then left and right cell of each row, then the row below).
 inline std::size_t ring_to_halo(std::size_t i, std::ptrdiff_t w, std::ptrdiff_t h) {

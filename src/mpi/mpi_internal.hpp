@@ -102,26 +102,15 @@ void for_each_perimeter_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
 // ---------------------------------------------------------------------------------------------
 // Rings: the cells around a tile, which its neighbouring tiles' perimeters hold.
 
-/// Number of ring cells of a w x h tile: detail::least_epsilon_surface's ring argument.
-inline std::size_t ring_count(std::ptrdiff_t w, std::ptrdiff_t h) { return static_cast<std::size_t>(2 * (w + 2) + 2 * h); }
-
-/// Calls f(i, x, y) for ring cell i at tile coordinates (x, y), in least_epsilon_surface's order:
-/// the row above (x = -1..w), the row below (x = -1..w), the column left, the column right.
-template <class F>
-void for_each_ring_cell(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
-    std::size_t i = 0;
-    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, std::ptrdiff_t(-1));
-    for (std::ptrdiff_t x = -1; x <= w; ++x) f(i++, x, h);
-    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, std::ptrdiff_t(-1), y);
-    for (std::ptrdiff_t y = 0; y < h; ++y) f(i++, w, y);
-}
+using gorge::detail::for_each_ring_position;
+using gorge::detail::ring_count;
 
 /// Calls f(ring index, perimeter index) for the cells of tile `from`'s perimeter that lie on tile
 /// `to`'s ring, in ring order: the piece of `from` that `to` needs. Sender and receiver walk the
 /// same order, so a piece travels as bare values.
 template <class F>
 void for_each_shared_cell(const tile_rect& to, const tile_rect& from, F&& f) {
-    for_each_ring_cell(to.width, to.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+    for_each_ring_position(to.width, to.height, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
         const std::ptrdiff_t gx = to.x + x - from.x, gy = to.y + y - from.y;
         if (gx < 0 || gy < 0 || gx >= from.width || gy >= from.height) return;
         f(i, perimeter_index(gx, gy, from.width, from.height));

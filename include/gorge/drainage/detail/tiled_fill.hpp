@@ -543,3 +543,6 @@ fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<
 
 }  // namespace detail
 }  // namespace gorge
+
+// The epsilon fill in tiles, which uses the tile cuts above.
+#include "tiled_epsilon_fill.hpp"

@@ -1,0 +1,370 @@
+// gorge/drainage/detail/tiled_epsilon_fill.hpp — fill_depressions_epsilon's surface on a large
+// map, one cache-sized tile at a time. fill_depressions_epsilon hands such maps here; not a public
+// header.
+//
+// The epsilon surface E (depression_fill.hpp, "The epsilon surface") is the least surface with
+// E >= Z, E = Z at outlets and a strictly lower data neighbour for every other data cell. Given
+// values on the ring of cells around a tile, the tile's least surface for them
+// (least_epsilon_surface) is E inside the tile when the ring holds E, and is never below E when
+// the ring is never below E (gorge/mpi/fill.hpp, "Epsilon filling across tiles", gives the
+// argument; gorge::mpi's epsilon fill works the same way across ranks). So:
+//   - every tile starts with +infinity on its ring (nothing known), -infinity off the map's edge
+//     (an outlet side); its surface is +infinity, and -infinity at no-data cells;
+//   - sweeps visit every tile: it reads its ring from the surfaces of the tiles around it, and
+//     when a value changed, its surface follows. The first time its ring holds a finite value the
+//     tile is solved in full (least_epsilon_surface's flood, in the caches); later, ring values
+//     only go down, and only the cells that go down with them are searched
+//     (lower_epsilon_surface);
+//   - a sweep in which no ring changes ends the fill. Then every tile's surface is the least one
+//     for its ring, read from its neighbours, and E is the only such surface: a cell whose value
+//     were above E, taken with the lowest E, would have a neighbour on its drain path that holds
+//     its true value, and from it the tile's least surface gives the cell no more than E.
+// Sweeps take the tiles by colour (colour = column parity + 2 x row parity: tiles of one colour
+// never touch, not even at a corner), colours 0 to 3 and then 3 to 0 in turn, so values travel
+// across several tiles in one sweep. Threads solve the tiles of one colour side by side; each
+// reads only tiles of the other colours, which do not change meanwhile, so what each tile sees,
+// and so the work done, does not depend on the thread count. The result is unique anyway.
+// The statistics (fill_options::epsilon_statistics) then run as for the whole map, over the whole
+// map: epsilon_stats from every unraised cell next to a raised one.
+// A tile whose solve would step above the largest finite value (possible on a ring that is not
+// final yet, when heights come near it) makes the fill start again as one flood over the whole
+// map, which gives the same surface or throws std::overflow_error as fill_depressions_epsilon.
+// Memory besides the caller's grid: each tile's heights and surface with a border of one cell (two
+// T per cell), one tile's working copy per thread; with the statistics, the whole map's working
+// copy and seeds as the one flood has them.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../detail/parallel.hpp"
+#include "../depression_fill.hpp"
+#include "tiled_fill.hpp"
+
+namespace gorge {
+namespace detail {
+
+/// Number of cells on the ring around a w x h tile: least_epsilon_surface's ring argument.
+inline std::size_t ring_count(std::ptrdiff_t w, std::ptrdiff_t h) { return static_cast<std::size_t>(2 * (w + 2) + 2 * h); }
+
+/// Tile coordinates of ring cell i of a w x h tile, in least_epsilon_surface's ring order: the row
+/// above (x = -1..w), the row below (x = -1..w), the column left (y = 0..h-1), the column right.
+inline void ring_position(std::size_t i, std::ptrdiff_t w, std::ptrdiff_t h, std::ptrdiff_t& x, std::ptrdiff_t& y) {
+    const std::size_t row = static_cast<std::size_t>(w + 2), rows = static_cast<std::size_t>(h);
+    if (i < 2 * row) {
+        x = static_cast<std::ptrdiff_t>(i % row) - 1;
+        y = i < row ? -1 : h;
+    } else {
+        x = i < 2 * row + rows ? -1 : w;
+        y = static_cast<std::ptrdiff_t>((i - 2 * row) % rows);
+    }
+}
+
+/// Calls f(i, x, y) for every ring cell i of a w x h tile at its tile coordinates, in ring order.
+template <class F>
+void for_each_ring_position(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
+    for (std::size_t i = 0, n = ring_count(w, h); i < n; ++i) {
+        std::ptrdiff_t x, y;
+        ring_position(i, w, h, x, y);
+        f(i, x, y);
+    }
+}
+
+/// Lowers a tile's least epsilon surface after some of its ring values went down, instead of
+/// solving it again. The least surface is, at every cell, the lowest value that a chain of steps
+/// v -> max(Z, succ(v)) carries there from a ring value or an outlet, so the new surface is the
+/// old one wherever no chain from a lowered ring cell arrives lower, and the lower chain's value
+/// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
+/// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
+/// touches only the cells that go down.
+///   e, z     the tile's surface and heights, (w + 2) x (h + 2) row-major with a border of one
+///            cell: z +infinity on the border (so no candidate lands there), e -infinity at
+///            no-data cells (so none lands there either)
+///   ring     the ring values now; lowered: the ring cells whose values went down since e was
+///            the least surface
+template <class I, class T>
+void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h, const T* ring,
+                           const std::vector<std::size_t>& lowered, const epsilon_step<T>& step) {
+    const std::ptrdiff_t pitch = w + 2;
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_offset(k, pitch);
+    radix_heap<decltype(ordered_bits(T())), I> open;
+    auto lower = [&](I n, T candidate) {
+        if (candidate < e[n]) {
+            e[n] = candidate;
+            open.push(ordered_bits(candidate), n);
+        }
+    };
+    // The lowered ring cells give their neighbours inside the tile their first candidates (the
+    // only place that needs bounds: the ring's own neighbours reach beyond the border).
+    for (const std::size_t i : lowered) {
+        const T up = step(ring[i]);
+        std::ptrdiff_t rx, ry;
+        ring_position(i, w, h, rx, ry);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t x = rx + d8_dx[k], y = ry + d8_dy[k];
+            if (x < 0 || y < 0 || x >= w || y >= h) continue;
+            const I n = static_cast<I>((y + 1) * pitch + (x + 1));
+            lower(n, std::max(z[n], up));
+        }
+    }
+    while (!open.empty()) {
+        const I c = open.pop();
+        if (ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
+        const T up = step(e[c]);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
+            lower(n, std::max(z[n], up));
+        }
+    }
+}
+
+/// One tile of the tiled epsilon fill.
+template <class T>
+struct epsilon_fill_tile {
+    std::ptrdiff_t x0 = 0, y0 = 0, w = 0, h = 0;
+    std::vector<T> ring;  // the ring values its surface is the least one for
+    // Heights and surface with a border of one cell (lower_epsilon_surface's z and e).
+    std::vector<T, large_block_allocator<T>> z, e;
+    bool solved = false;  // solved in full once (its ring held a finite value)
+    std::size_t padded_index(std::ptrdiff_t x, std::ptrdiff_t y) const {
+        return static_cast<std::size_t>((y + 1) * (w + 2) + (x + 1));
+    }
+};
+
+/// fill_depressions_epsilon in tiles of at most tile_side x tile_side cells (the header comment):
+/// the same surface and statistics, bit for bit. heights must be at least 2 x 2 and tile_side at
+/// least 2. Progress: the fraction of tiles solved in full (each tile's flood reports inside it),
+/// then 1 before the statistics and the result are written.
+template <class T>
+fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who,
+                                     std::ptrdiff_t tile_side) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
+                  "gorge depression fills support float and double heights");
+    require_not_empty(heights, who);
+    validate(options, who);
+    constexpr std::ptrdiff_t min_tile_side = 2;
+    if (tile_side < min_tile_side || heights.width() < 2 || heights.height() < 2)
+        throw std::invalid_argument(std::string(who) + ": a tiled epsilon fill needs tiles of at least 2 cells and a map of at least 2 x 2");
+    const std::ptrdiff_t width = heights.width(), height = heights.height();
+    const tile_cuts columns(width, tile_side), rows(height, tile_side);
+    const std::vector<std::uint32_t> column_of = columns.tile_of_cells(), row_of = rows.tile_of_cells();
+    const std::size_t tile_columns = static_cast<std::size_t>(columns.count());
+    const std::size_t tile_count = tile_columns * static_cast<std::size_t>(rows.count());
+    constexpr T outlet_side = -std::numeric_limits<T>::infinity();
+    constexpr T unknown = std::numeric_limits<T>::infinity();
+    fill_stats<T> stats;
+    if (!fill_report(options, 0.0, stats)) return stats;
+
+    // The tiles' heights (checked as the whole-map fill checks them; -0 as +0) and surfaces. A
+    // tile that throws (a non-finite cell) does not stop the others: the error of the first such
+    // tile in raster order is rethrown.
+    std::vector<epsilon_fill_tile<T>> tiles(tile_count);
+    const unsigned workers = resolve_threads(options.threads, tile_count);
+    {
+        std::vector<std::exception_ptr> errors(tile_count);
+        parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
+            for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {
+                epsilon_fill_tile<T>& tile = tiles[t];
+                const std::ptrdiff_t tx = static_cast<std::ptrdiff_t>(t % tile_columns), ty = static_cast<std::ptrdiff_t>(t / tile_columns);
+                tile.x0 = columns.begin(tx), tile.y0 = rows.begin(ty), tile.w = columns.size(tx), tile.h = rows.size(ty);
+                tile.ring.assign(ring_count(tile.w, tile.h), unknown);  // the first visit reads the map's edge
+                const std::size_t padded = static_cast<std::size_t>(tile.w + 2) * static_cast<std::size_t>(tile.h + 2);
+                tile.z.assign(padded, unknown);
+                tile.e.assign(padded, unknown);
+                try {
+                    for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
+                        const T* in = heights.row(tile.y0 + y) + tile.x0;
+                        for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
+                            const std::size_t i = tile.padded_index(x, y);
+                            if (is_no_data(in[x], options.no_data)) {
+                                tile.z[i] = in[x];
+                                tile.e[i] = outlet_side;
+                                continue;
+                            }
+                            if (!std::isfinite(in[x])) throw_not_finite(who, tile.x0 + x, tile.y0 + y);
+                            tile.z[i] = in[x] + T(0);
+                        }
+                    }
+                } catch (...) {
+                    errors[t] = std::current_exception();
+                }
+            }
+        });
+        for (const std::exception_ptr& error : errors)
+            if (error) std::rethrow_exception(error);
+    }
+    auto surface_at = [&](std::ptrdiff_t gx, std::ptrdiff_t gy) {
+        if (gx < 0 || gy < 0 || gx >= width || gy >= height) return outlet_side;
+        const epsilon_fill_tile<T>& u = tiles[row_of[static_cast<std::size_t>(gy)] * tile_columns + column_of[static_cast<std::size_t>(gx)]];
+        return u.e[u.padded_index(gx - u.x0, gy - u.y0)];
+    };
+
+    // The sweeps. Each visit of a tile reads its ring and brings its surface up to date.
+    std::vector<std::vector<std::size_t>> by_colour(4);
+    for (std::size_t t = 0; t < tile_count; ++t)
+        by_colour[(t % tile_columns) % 2 + 2 * ((t / tile_columns) % 2)].push_back(t);
+    fill_options<T> solve_options;
+    solve_options.no_data = options.no_data;
+    const epsilon_step<T> step(options.no_data);
+    std::atomic<bool> cancelled{false}, overflowed{false};
+    std::atomic<std::size_t> solved{0};
+    double reported = 0.0;  // by the calling thread only
+    auto visit = [&](std::size_t t, std::vector<T>& fresh, std::vector<std::size_t>& lowered, bool report) {
+        epsilon_fill_tile<T>& tile = tiles[t];
+        fresh.resize(tile.ring.size());
+        lowered.clear();
+        bool rose = false, finite = false;
+        for_each_ring_position(tile.w, tile.h, [&](std::size_t i, std::ptrdiff_t x, std::ptrdiff_t y) {
+            const T v = surface_at(tile.x0 + x, tile.y0 + y);
+            fresh[i] = v;
+            finite |= v != unknown;
+            if (v < tile.ring[i]) lowered.push_back(i);
+            rose |= v > tile.ring[i];
+        });
+        if (lowered.empty() && !rose) return false;
+        tile.ring.swap(fresh);
+        if (tile.solved && !rose) {
+            if (tile.e.size() <= std::numeric_limits<std::uint32_t>::max())
+                lower_epsilon_surface<std::uint32_t>(tile.e.data(), tile.z.data(), tile.w, tile.h, tile.ring.data(), lowered, step);
+            else
+                lower_epsilon_surface<std::size_t>(tile.e.data(), tile.z.data(), tile.w, tile.h, tile.ring.data(), lowered, step);
+            return true;
+        }
+        if (!finite) return false;  // nothing reaches the tile yet
+        // In full: the first time, or (never seen: values only go down) after a value rose.
+        fill_options<T> tile_options = solve_options;
+        if (report && options.progress) {
+            const double before = static_cast<double>(solved.load()), tiles_total = static_cast<double>(tile_count);
+            tile_options.progress = [&, before, tiles_total](double f) {
+                const double now = std::max(reported, (before + f) / tiles_total);
+                if (now < 1.0) reported = now;  // 1 is reported once, at the end
+                return options.progress(reported);
+            };
+        }
+        const grid_view<const T> zi(tile.z.data() + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
+        const grid_view<T> ei(tile.e.data() + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
+        try {
+            if (least_epsilon_surface<T>(zi, tile.ring.data(), ei, tile_options, who).cancelled) {
+                cancelled = true;
+                return false;
+            }
+        } catch (const std::overflow_error&) {
+            overflowed = true;
+            return false;
+        }
+        if (options.no_data)
+            for (std::ptrdiff_t y = 0; y < tile.h; ++y)
+                for (std::ptrdiff_t x = 0; x < tile.w; ++x)
+                    if (is_no_data(zi.row(y)[x], options.no_data)) ei.row(y)[x] = outlet_side;
+        if (!tile.solved) ++solved;
+        tile.solved = true;
+        return true;
+    };
+    for (int sweep = 0;; ++sweep) {
+        std::atomic<bool> changed{false};
+        for (int k = 0; k < 4; ++k) {
+            const std::vector<std::size_t>& colour = by_colour[static_cast<std::size_t>(sweep % 2 == 0 ? k : 3 - k)];
+            std::atomic<std::size_t> next{0};
+            run_workers(
+                resolve_threads(options.threads, colour.size()),
+                [&](unsigned worker) {
+                    std::vector<T> fresh;
+                    std::vector<std::size_t> lowered;
+                    for (std::size_t j; !cancelled.load(std::memory_order_relaxed) && !overflowed.load(std::memory_order_relaxed) &&
+                                        (j = next++) < colour.size();)
+                        if (visit(colour[j], fresh, lowered, worker == 0)) changed = true;
+                },
+                [&] { cancelled = true; });
+            if (overflowed) return run_epsilon_fill(heights, options, who, false);
+            if (cancelled) {
+                stats.cancelled = true;
+                return stats;
+            }
+        }
+        if (!changed) break;
+    }
+    for (const epsilon_fill_tile<T>& tile : tiles)
+        for (std::ptrdiff_t y = 0; y < tile.h; ++y)
+            for (std::ptrdiff_t x = 0; x < tile.w; ++x)
+                if (tile.e[tile.padded_index(x, y)] == unknown)  // only a step above the largest value leaves one
+                    return run_epsilon_fill(heights, options, who, false);
+    if (!fill_report(options, 1.0, stats)) return stats;
+
+    if (!options.epsilon_statistics) {
+        for (epsilon_fill_tile<T>& tile : tiles) {
+            for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
+                T* out = heights.row(tile.y0 + y) + tile.x0;
+                for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
+                    if (is_no_data(out[x], options.no_data)) continue;
+                    const T v = tile.e[tile.padded_index(x, y)];
+                    stats.raised_cells += v != out[x] ? 1u : 0u;
+                    out[x] = v;
+                }
+            }
+            tile = epsilon_fill_tile<T>();
+        }
+        return stats;
+    }
+    // The statistics, over the whole map: its working copy holds E, and every unraised cell next
+    // to a cell raised to its step seeds the plain fill of the raised cells (epsilon_stats): the
+    // cells the one flood records as seeds are among them, and every other is exact too (F = Z on
+    // unraised cells).
+    padded_heights<T> work(heights, options.no_data, who);
+    bit_set unraised(work.z.size(), true);
+    for (epsilon_fill_tile<T>& tile : tiles) {
+        for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
+            const T* in = heights.row(tile.y0 + y) + tile.x0;
+            for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
+                const std::size_t i = work.index(tile.x0 + x, tile.y0 + y);
+                if (work.closed.test(i)) continue;  // no-data
+                const T v = tile.e[tile.padded_index(x, y)];
+                if (v != in[x] + T(0)) unraised.reset(i);
+                work.z[i] = v;
+            }
+        }
+        tile = epsilon_fill_tile<T>();
+    }
+    const grid_view<const T> input = heights;
+    auto stats_with = [&](auto index) {
+        using I = decltype(index);
+        std::vector<std::pair<decltype(ordered_bits(T())), I>> seeds;
+        std::ptrdiff_t off[d8_neighbours];
+        for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
+        std::swap(work.closed, unraised);  // open_neighbours lists raised neighbours, in three bit reads
+        for (std::ptrdiff_t y = 0; y < height; ++y)
+            for (std::ptrdiff_t x = 0; x < width; ++x) {
+                const std::size_t i = work.index(x, y);
+                if (unraised.test(i) || !work.closed.test(i)) continue;  // no-data (closed before the swap), or raised
+                const unsigned raised = work.open_neighbours(i);
+                if (raised == 0) continue;
+                // A seed may raise a neighbour: one raised to exactly its step.
+                const T up = step(work.z[i]);
+                bool raises = false;
+                for (unsigned m = raised; m != 0 && !raises; m &= m - 1) raises = work.z[neighbour_index(i, off, lowest_bit(m))] == up;
+                if (raises) seeds.emplace_back(ordered_bits(work.z[i]), static_cast<I>(i));
+            }
+        std::swap(work.closed, unraised);
+        std::sort(seeds.begin(), seeds.end());
+        epsilon_stats<I, T>(work, input, unraised, seeds, stats);
+    };
+    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
+        stats_with(std::uint32_t(0));
+    else
+        stats_with(std::size_t(0));
+    stats.raised_cells = work.write_back(heights);
+    return stats;
+}
+
+}  // namespace detail
+}  // namespace gorge
