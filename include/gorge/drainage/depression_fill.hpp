@@ -503,6 +503,8 @@ public:
     bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
     void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
     void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
+    /// Resets bit i when `clear` is true, without a branch.
+    void reset_if(std::size_t i, bool clear) { words_[i / word_bits] &= ~(std::uint64_t(clear) << (i % word_bits)); }
     /// Clears bits begin .. end - 1 (end at most n).
     void reset_range(std::size_t begin, std::size_t end) {
         if (begin >= end) return;
