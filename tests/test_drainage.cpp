@@ -2014,4 +2014,17 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(seen_epsilon_tiled.size() < seen_epsilon_whole.size());
     CHECK(std::is_sorted(seen_epsilon_tiled.begin(), seen_epsilon_tiled.end()));
     CHECK(seen_epsilon_tiled.back() == 1.0);
+    // On one thread the epsilon fill floods the whole map, tiles or not (slower in tiles on smooth
+    // terrain): its reports are the whole-map flood's.
+    std::vector<double> seen_one_thread;
+    options.tiles = true;
+    options.threads = 1;
+    options.progress = [&seen_one_thread](double f) {
+        seen_one_thread.push_back(f);
+        return true;
+    };
+    gorge::grid<float> one_thread = map;
+    gorge::fill_depressions_epsilon(one_thread, options);
+    CHECK(seen_one_thread.size() == seen_epsilon_whole.size());
+    CHECK(same_bits(one_thread, epsilon_whole));
 }

@@ -195,7 +195,7 @@ runner add_fill(CLI::App& app) {
                             "epsilon: every cell drains (Priority-Flood+epsilon); plain: flat lakes (Priority-Flood)")
         ->check(CLI::IsMember({"epsilon", "plain"}));
     c->io.params->add_value("threads", c->threads,
-                            "Threads of the plain fill of large maps, filled in tiles (0 = all hardware threads, at "
+                            "Threads of the fill of large maps, filled in tiles (0 = all hardware threads, at "
                             "most 1024); same result for any");
     return [c] { return run_fill(*c); };
 }

@@ -21,8 +21,8 @@
 //                                      Priority-Flood+ε, but defined so that the result does not
 //                                      depend on any queue order; see "The epsilon surface"
 //                                      below): no flats remain and every cell drains to an outlet.
-//                                      Large maps go to tiles as for fill_depressions, solved
-//                                      again from their neighbours until nothing changes
+//                                      Large maps go to tiles on several threads, solved again
+//                                      from their neighbours until nothing changes
 //                                      (detail/tiled_epsilon_fill.hpp), same result bit for bit.
 //   fill_depressions_planchon_darboux  Planchon & Darboux (2001), "A fast, simple and versatile
 //                                      algorithm to fill the depressions of digital elevation
@@ -178,10 +178,13 @@ struct fill_options {
     /// slower (benchmarks/README.md). false floods the whole map at once on one thread. The
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own
     /// interval inside each tile the calling thread fills). fill_depressions_epsilon goes to tiles
-    /// by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their neighbours'
-    /// values until none changes; the same surface and statistics bit for bit): on rough terrain
-    /// at 8192^2 on one core, 1.2-1.5x as fast as one flood on the Intel VM of
-    /// benchmarks/README.md; its progress counts the tiles solved in full. Default: true.
+    /// on such maps only when more than one thread is asked for (detail/tiled_epsilon_fill.hpp:
+    /// tiles solved again from their neighbours' values until none changes; the same surface and
+    /// statistics bit for bit; its progress counts the tiles solved in full). At 8192^2 on an
+    /// Intel VM (benchmarks/README.md), two threads filled rough terrain 1.5x as fast as one
+    /// whole-map flood (2.3x without the statistics) and smooth terrain 1.1x (1.25x); one thread
+    /// in tiles was 1.1-1.5x as fast on rough terrain but about 30 % slower on smooth, so one
+    /// thread floods the whole map. Default: true.
     bool tiles = true;
     /// Fills in tiles only (see tiles): threads, the calling thread included (gorge's
     /// thread rule, gorge/detail/parallel.hpp): default 1 (none started), 0 = all hardware
@@ -1522,18 +1525,18 @@ template <class T>
 fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who,
                                      std::ptrdiff_t tile_side);
 
-/// fill_depressions_epsilon: in tiles on a map much larger than the caches, as the plain fill
-/// (detail/tiled_epsilon_fill.hpp; the same surface and statistics, bit for bit), unless
-/// may_tile is false; otherwise flood_epsilon with the map edge as outlet side, then the
-/// statistics.
+/// fill_depressions_epsilon: in tiles on a map the plain fill would tile, when more than one
+/// thread is asked for (detail/tiled_epsilon_fill.hpp; the same surface and statistics, bit for
+/// bit; fill_options::tiles tells why not on one), unless may_tile is false; otherwise
+/// flood_epsilon with the map edge as outlet side, then the statistics.
 template <class T>
 fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who, bool may_tile = true) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     validate(options, who);
-    if (may_tile && options.tiles &&
-        tiled_fill_applies(heights.width(), heights.height(), sizeof(T),
-                           resolve_threads(options.threads, std::numeric_limits<std::uint64_t>::max()), largest_cache_bytes()))
+    const unsigned workers = resolve_threads(options.threads, std::numeric_limits<std::uint64_t>::max());
+    if (may_tile && options.tiles && workers > 1 &&
+        tiled_fill_applies(heights.width(), heights.height(), sizeof(T), workers, largest_cache_bytes()))
         return run_tiled_epsilon_fill(heights, options, who, tiled_fill_tile_side);
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
