@@ -1933,6 +1933,18 @@ TEST_CASE("the tiled epsilon fill: progress, cancellation, bad input named, step
         for (std::ptrdiff_t x = 0; x < 5; ++x) corner(x, y) = high(x, y);
     CHECK_THROWS_AS(gorge::detail::least_epsilon_surface<float>(corner.view(), first_ring.data(), corner_out.view(), {}, "test"),
                     std::overflow_error);
+    // Starting again as one flood, the progress goes on without stepping back.
+    std::vector<double> seen_again;
+    gorge::fill_options<float> reporting;
+    reporting.progress = [&seen_again](double fraction) {
+        seen_again.push_back(fraction);
+        return true;
+    };
+    gorge::grid<float> again = high, whole_high = high;
+    gorge::detail::run_tiled_epsilon_fill(again.view(), reporting, "test", 5);
+    gorge::detail::run_epsilon_fill(whole_high.view(), gorge::fill_options<float>(), "test", false);
+    CHECK(same_bits(again, whole_high));
+    check_progress_reports(seen_again);
     check_tiled_epsilon_fill(high, 5);
 }
 

@@ -272,6 +272,12 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         tile.solved = true;
         return true;
     };
+    // Starting again as one flood: its progress goes on from where the tiles' stopped.
+    auto flood_whole_map = [&] {
+        fill_options<T> again = options;
+        if (options.progress) again.progress = [&](double f) { return options.progress(std::max(reported, f)); };
+        return run_epsilon_fill(heights, again, who, false);
+    };
     for (int sweep = 0;; ++sweep) {
         std::atomic<bool> changed{false};
         for (int k = 0; k < 4; ++k) {
@@ -287,7 +293,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
                         if (visit(colour[j], fresh, lowered, worker == 0)) changed = true;
                 },
                 [&] { cancelled = true; });
-            if (overflowed) return run_epsilon_fill(heights, options, who, false);
+            if (overflowed) return flood_whole_map();
             if (cancelled) {
                 stats.cancelled = true;
                 return stats;
@@ -299,7 +305,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         for (std::ptrdiff_t y = 0; y < tile.h; ++y)
             for (std::ptrdiff_t x = 0; x < tile.w; ++x)
                 if (tile.e[tile.padded_index(x, y)] == unknown)  // only a step above the largest value leaves one
-                    return run_epsilon_fill(heights, options, who, false);
+                    return flood_whole_map();
     if (!fill_report(options, 1.0, stats)) return stats;
 
     if (!options.epsilon_statistics) {
