@@ -54,6 +54,9 @@ std::uint64_t surface_hash(const gorge::grid<float>& g) {
     return h;
 }
 
+/// "1 thread", "4 threads".
+std::string thread_count(unsigned t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
+
 int usage() {
     std::fprintf(stderr, "usage: fill_compare pitted|smooth REPS SIDE... [-- THREADS...]\n");
     return 2;
@@ -90,7 +93,7 @@ int main(int argc, char** argv) {
                         gorge::detail::run_whole_map_flood<float>(g.view(), gorge::fill_options<float>(), "fill_compare");
                     }});
     for (const unsigned t : threads)
-        runs.push_back({"plain, tiles, " + std::to_string(t) + " thread" + (t == 1 ? "" : "s"), [t](gorge::grid<float>& g) {
+        runs.push_back({"plain, tiles, " + thread_count(t), [t](gorge::grid<float>& g) {
                             gorge::fill_options<float> o;
                             o.threads = t;
                             gorge::detail::run_tiled_priority_flood<float>(g.view(), o, "fill_compare",
@@ -104,7 +107,7 @@ int main(int argc, char** argv) {
                             gorge::detail::run_epsilon_fill<float>(g.view(), o, "fill_compare", false);
                         }});
         for (const unsigned t : threads)
-            runs.push_back({"epsilon, tiles, " + std::to_string(t) + " thread" + (t == 1 ? "" : "s") + what,
+            runs.push_back({"epsilon, tiles, " + thread_count(t) + what,
                             [statistics, t](gorge::grid<float>& g) {
                                 gorge::fill_options<float> o;
                                 o.epsilon_statistics = statistics;
