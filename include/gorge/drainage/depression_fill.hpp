@@ -84,10 +84,11 @@
 // strictly on the plain surface, but a lake's gradient climbed past them; cells on flats, which
 // must rise to drain, are not counted). Only raises that are needed are made: a cell with a
 // neighbour whose E is below its own height keeps its height.
-// The fill finds F on the raised cells only (E = Z implies F = Z), with a plain Priority-Flood over
-// them started from the unraised cells that raised a neighbour (recorded during the flood, with one
-// more bit per cell); on a map with half of its cells raised that costs a sixth to a quarter of the
-// fill's time (fill_options::epsilon_statistics = false skips it). When these matter, fill a grid
+// The fill finds F on the raised cells only (E = Z implies F = Z), from above: the highest input
+// height on each raised cell's path down E, then lowered where that path climbed past a lower way
+// out (detail/epsilon_statistics.hpp: passes over the rows, on fill_options::threads threads, and
+// one more height and byte per cell while they run); fill_options::epsilon_statistics = false
+// skips it. When these matter, fill a grid
 // of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step
 // above the largest finite value would be infinite; that throws std::overflow_error (and leaves
 // the grid unchanged).
@@ -163,9 +164,9 @@ struct fill_options {
     /// then cost what they cost without it). An exception it throws propagates, the grid unchanged.
     std::function<bool(double)> progress;
     /// fill_depressions_epsilon only: whether to compute fill_stats::max_gradient_rise and
-    /// ::overtaken_cells, which take a plain fill of the raised cells after the flood (its cost:
-    /// the header comment, "The epsilon surface"). false leaves both 0 and the surface the same.
-    /// Default: true.
+    /// ::overtaken_cells, which take the plain fill of the raised cells after the flood (how: the
+    /// header comment, "The epsilon surface"; on the threads of `threads`). false leaves both 0 and
+    /// the surface the same. Default: true.
     bool epsilon_statistics = true;
     /// fill_depressions only: fill a map of at least 4096^2 cells (both sides at least 2048) in
     /// tiles of 1024^2 (detail/tiled_fill.hpp), with the same result bit for bit, when more than
@@ -186,7 +187,8 @@ struct fill_options {
     /// in tiles was 1.1-1.5x as fast on rough terrain but about 30 % slower on smooth, so one
     /// thread floods the whole map. Default: true.
     bool tiles = true;
-    /// Fills in tiles only (see tiles): threads, the calling thread included (gorge's
+    /// Fills in tiles (see tiles) and the epsilon statistics (epsilon_statistics, whatever the
+    /// map's size): threads, the calling thread included (gorge's
     /// thread rule, gorge/detail/parallel.hpp): default 1 (none started), 0 = all hardware
     /// threads, 0..max_threads (1024); never more than one per tile. 16 threads filled 8192^2
     /// maps 6-8x as fast as one whole-map flood on a 16-core Xeon. Progress reports
@@ -1145,15 +1147,6 @@ public:
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
 
-    /// With `unraised` (all set, the padded size) and `seeds` given, the flood also records what
-    /// epsilon_stats needs: it resets the bit of every cell it raises (E > Z), and lists, with its
-    /// key E = Z, every unraised cell that raised a neighbour (by non-decreasing key: the order in
-    /// which cells expand).
-    void record_raises(bit_set& unraised, std::vector<std::pair<decltype(ordered_bits(T())), I>>& seeds) {
-        unraised_ = &unraised;
-        seeds_ = &seeds;
-    }
-
     /// Runs the flood; false when cancelled (fill_options::progress returned false).
     bool run() {
         if (!seed()) return false;
@@ -1221,10 +1214,6 @@ private:
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
             if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, bound, bound_known)) return false;
-        if (raised_any_) {
-            raised_any_ = false;
-            if (unraised_->test(c)) seeds_->emplace_back(ordered_bits(e), static_cast<I>(c));
-        }
         return trace();
     }
 
@@ -1256,10 +1245,6 @@ private:
         if (!std::isfinite(s))
             throw std::overflow_error(std::string(who_) +
                                       ": raising a cell one step above the largest finite value would make it infinite");
-        if (unraised_ && s > z_[n]) {
-            unraised_->reset(n);
-            raised_any_ = true;
-        }
         z_[n] = s;
         const key ks = ordered_bits(s);
         if (!bound_known) {
@@ -1294,113 +1279,53 @@ private:
     radix_heap<key, I> open_;
     cell_fifo<I> pit_;
     cell_fifo<I> trace_;
-    bit_set* unraised_ = nullptr;
-    std::vector<std::pair<key, I>>* seeds_ = nullptr;
-    bool raised_any_ = false;  // the cell being expanded raised a neighbour (only with unraised_)
 };
 
-/// Adds one data cell to fill_stats' epsilon statistics (the rule of fill_stats::max_gradient_rise
-/// and ::overtaken_cells, in one place; a tiled fill maxes and sums these over its tiles), from
-/// the cell's input height z, its epsilon surface value e, its plain fill value f, and the lowest
-/// plain fill value of its data neighbours (+infinity when it has none).
+/// fill_stats' epsilon statistics, the rule in one place (detail/epsilon_statistics.hpp computes
+/// them; a tiled fill maxes and sums them over its tiles), from a data cell's input height z, its
+/// epsilon surface value e, its plain fill value f, and the lowest plain fill value of its data
+/// neighbours (+infinity when it has none).
+/// Whether the cell counts in fill_stats::overtaken_cells.
 template <class T>
-void add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
+bool is_overtaken(T z, T e, T lowest_neighbour_f) {
+    return e > z && lowest_neighbour_f < z;
+}
+/// Takes the cell's E - F into fill_stats::max_gradient_rise.
+template <class T>
+void add_gradient_rise(T e, T f, fill_stats<T>& stats) {
     const T rise = e - f;
     if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
-    if (e > z && lowest_neighbour_f < z) ++stats.overtaken_cells;
+}
+/// Adds the cell's share of both; true when it was counted as overtaken.
+template <class T>
+bool add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
+    add_gradient_rise(e, f, stats);
+    const bool overtaken = is_overtaken(z, e, lowest_neighbour_f);
+    stats.overtaken_cells += overtaken ? 1u : 0u;
+    return overtaken;
 }
 
-/// fill_stats' epsilon statistics of a map flooded by epsilon_flood with the map edge as outlet
-/// side (work.z = E; heights = Z), from what the flood recorded (epsilon_flood::record_raises).
-/// F is needed on the raised cells only: E = Z implies F = Z (Z <= F <= E). On them F is the plain
-/// fill restricted to the raised cells, with the unraised cells fixed at F = Z: a plain
-/// Priority-Flood over the raised cells from the seeds, the unraised cells that raised a neighbour
-/// (queued at F = Z). These suffice: if raised cell n has an unraised neighbour u, the neighbour d
-/// that raised n has F(d) <= E(d) <= E(u) = F(u), and d is raised or a seed; and every raised cell
-/// is reached (the cells that raised it lead down to an unraised one). Unraised cells add nothing
-/// (E - F = 0, not raised). The flood reaches each raised cell first from its neighbour of lowest
-/// F (cells leave by non-decreasing F), so `level` is that lowest F. The unraised flags replace
-/// the working copy's visited flags.
-template <class I, class T>
-void epsilon_stats(padded_heights<T>& work, grid_view<const T> heights, bit_set& unraised,
-                   const std::vector<std::pair<decltype(ordered_bits(T())), I>>& seeds, fill_stats<T>& stats) {
-    using key = decltype(ordered_bits(T()));
-    const I pitch = static_cast<I>(work.pitch);
-    auto input = [&](std::size_t i) {  // Z of padded cell i (+0 for -0, as in the working copy)
-        const I y = static_cast<I>(static_cast<I>(i) / pitch), x = static_cast<I>(static_cast<I>(i) - y * pitch);
-        return heights.row(static_cast<std::ptrdiff_t>(y) - 1)[x - 1] + T(0);
-    };
-    std::swap(work.closed, unraised);  // open_neighbours now lists raised neighbours
-    radix_heap<key, I> open;
-    cell_fifo<I> pit;
-    std::ptrdiff_t off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
-    auto visit = [&](std::size_t c, T level) {
-        for (unsigned open_n = work.open_neighbours(c); open_n != 0; open_n &= open_n - 1) {
-            const std::size_t n = neighbour_index(c, off, lowest_bit(open_n));
-            work.closed.set(n);
-            const T zn = input(n);
-            const T f = zn <= level ? level : zn;
-            add_epsilon_cell_stats(zn, work.z[n], f, level, stats);
-            if (zn <= level)
-                pit.push(static_cast<I>(n));
-            else
-                open.push(ordered_bits(zn), static_cast<I>(n));
-        }
-    };
-    // Seeds come sorted: the next one is taken directly when its key is not above the queue's
-    // smallest (a lower bound of it); otherwise it joins the queue, whose smallest key is then
-    // the smallest of all (its key is >= every level taken so far). A seed with no raised
-    // neighbour left to visit (reached meanwhile from a lower level) is passed over first: in the
-    // queue, pop_live would drop it and move on to cells above the seeds still to come, whose
-    // keys would then go below the queue's last key.
-    std::size_t next = 0;
-    while (next < seeds.size() || !open.empty()) {
-        while (next < seeds.size() && !work.has_open_neighbour(seeds[next].second)) ++next;
-        if (next == seeds.size() && open.empty()) break;
-        std::size_t c;
-        T level;
-        if (next < seeds.size() && (open.empty() || seeds[next].first <= open.min_key_bound())) {
-            c = seeds[next].second;
-            level = from_ordered_bits(seeds[next].first);
-            ++next;
-        } else {
-            if (next < seeds.size()) {
-                open.push(seeds[next].first, seeds[next].second);
-                ++next;
-            }
-            I popped;  // a cell with no raised neighbour left to visit is dropped
-            if (!open.pop_live(popped, [&](std::size_t i) { return work.has_open_neighbour(i); })) continue;
-            c = popped;
-            level = from_ordered_bits(open.last_key());
-        }
-        visit(c, level);
-        while (!pit.empty()) visit(pit.pop(), level);
-        pit.clear();
-    }
-}
+/// fill_stats' epsilon statistics of a filled map (detail/epsilon_statistics.hpp), on bands of at
+/// least this many rows per thread (a band's walks that leave it are finished later on one
+/// thread, so bands are not cut thin).
+constexpr std::uint64_t epsilon_statistics_min_rows = 64;
+template <class T>
+std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
+                        fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows);
 
-/// Runs epsilon_flood with cell indices of type I, and epsilon_stats when heights is given.
+/// Runs epsilon_flood with cell indices of type I.
 template <class I, class T>
 bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats,
-                        const char* who, const grid_view<const T>* heights) {
-    epsilon_flood<I, T> flood(work, options, stats, who);
-    if (heights == nullptr) return flood.run();
-    bit_set unraised(work.z.size(), true);
-    std::vector<std::pair<decltype(ordered_bits(T())), I>> seeds;
-    flood.record_raises(unraised, seeds);
-    if (!flood.run()) return false;
-    epsilon_stats<I, T>(work, *heights, unraised, seeds, stats);
-    return true;
+                        const char* who) {
+    return epsilon_flood<I, T>(work, options, stats, who).run();
 }
 
 /// Loads the ring into the working copy (ring == nullptr: -infinity all round, the map's own
-/// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood; then, when
-/// `heights` is given (the map's input, with ring == nullptr), epsilon_stats. False when cancelled.
-/// The one code path of fill_depressions_epsilon and least_epsilon_surface.
+/// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood. False when
+/// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
 template <class T>
 bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
-                   const char* who, const grid_view<const T>* heights = nullptr) {
+                   const char* who) {
     const T below_all = -std::numeric_limits<T>::infinity();
     std::size_t r = 0;
     for_each_ring_cell(work, [&](std::size_t i) {
@@ -1417,8 +1342,8 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
                 if (work.valid[work.index(x, y)] == 0) work.z[work.index(x, y)] = below_all;
     // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
-        return flood_epsilon_with<std::uint32_t>(work, options, stats, who, heights);
-    return flood_epsilon_with<std::size_t>(work, options, stats, who, heights);
+        return flood_epsilon_with<std::uint32_t>(work, options, stats, who);
+    return flood_epsilon_with<std::size_t>(work, options, stats, who);
 }
 
 /// Least epsilon surface of one tile given fixed values on the ring of cells around it (header
@@ -1541,9 +1466,8 @@ fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& opti
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
-    const grid_view<const T> input = heights;
-    if (!flood_epsilon<T>(work, nullptr, options, stats, who, options.epsilon_statistics ? &input : nullptr))
-        return stats;
+    if (!flood_epsilon<T>(work, nullptr, options, stats, who)) return stats;
+    if (options.epsilon_statistics) epsilon_statistics<T>(work, heights, workers, stats);
     if (!fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
@@ -1650,6 +1574,8 @@ fill_stats<T> fill_depressions_planchon_darboux(grid<T>& heights, const fill_opt
 
 }  // namespace gorge
 
-// The tiled fills that run_priority_flood and run_epsilon_fill hand large maps to (tiled_fill.hpp
-// includes tiled_epsilon_fill.hpp at its end, so that either header may come first).
+// The epsilon statistics, and the tiled fills that run_priority_flood and run_epsilon_fill hand
+// large maps to (tiled_fill.hpp includes tiled_epsilon_fill.hpp at its end, so that either header
+// may come first).
+#include "detail/epsilon_statistics.hpp"
 #include "detail/tiled_fill.hpp"

@@ -25,14 +25,13 @@
 // reads only tiles of the other colours, which do not change meanwhile, so what each tile sees,
 // and so the work done, does not depend on the thread count. The result is unique anyway.
 // The statistics (fill_options::epsilon_statistics) then run as for the whole map, over the whole
-// map (epsilon_stats), from seeds found tile by tile: the unraised cells next to a cell raised to
-// exactly their step.
+// map, on the same threads (detail/epsilon_statistics.hpp).
 // A tile whose solve would step above the largest finite value (possible on a ring that is not
 // final yet, when heights come near it) makes the fill start again as one flood over the whole
 // map, which gives the same surface or throws std::overflow_error as fill_depressions_epsilon.
 // Memory besides the caller's grid: each tile's heights and surface with a border of one cell (two
-// T per cell), one tile's working copy per thread; with the statistics, besides these, the whole
-// map's working copy and seeds as the one flood has them.
+// T per cell), one tile's working copy per thread; with the statistics, after these, the whole
+// map's working copy as the one flood has it and what the statistics take.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -50,6 +49,7 @@
 
 #include "../../detail/parallel.hpp"
 #include "../depression_fill.hpp"
+#include "epsilon_statistics.hpp"
 #include "tiled_fill.hpp"
 
 namespace gorge {
@@ -329,88 +329,15 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         }
         return stats;
     }
-    // The statistics, over the whole map (epsilon_stats): its working copy holds E, and the
-    // unraised cells next to a cell raised to exactly their step seed the plain fill of the raised
-    // cells. The cells the one flood records as seeds are among them (each raised its neighbour
-    // to its step), and every other is exact too (F = Z on unraised cells). The seeds are found
-    // tile by tile, in the caches, each tile's sorted, then merged.
+    // The statistics, over the whole map (detail/epsilon_statistics.hpp), from its working copy
+    // holding E.
     padded_heights<T> work(heights, options.no_data, who);
-    bit_set unraised(work.z.size(), true);
-    for (const epsilon_fill_tile<T>& tile : tiles)
-        for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
-            T* to = work.z.data() + work.index(tile.x0, tile.y0 + y);
-            const T* e = tile.e.data() + tile.padded_index(0, y);
-            const T* z = tile.z.data() + tile.padded_index(0, y);
-            const std::size_t first = work.index(tile.x0, tile.y0 + y);
-            for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
-                // No-data cells: e is -infinity, never equal to z (the no-data value, or NaN);
-                // they are closed, so neither their bit nor their value is read.
-                unraised.reset_if(first + static_cast<std::size_t>(x), e[x] != z[x]);
-                to[x] = e[x];
-            }
-        }
-    auto stats_with = [&](auto index) {
-        using I = decltype(index);
-        using seed = std::pair<decltype(ordered_bits(T())), I>;
-        std::vector<std::vector<seed>> tile_seeds(tile_count);
-        parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
-            for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {
-                const epsilon_fill_tile<T>& tile = tiles[t];
-                std::vector<seed>& found = tile_seeds[t];
-                for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
-                    const bool edge_row = y == 0 || y == tile.h - 1;
-                    for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
-                        const std::size_t i = tile.padded_index(x, y);
-                        const T z = tile.z[i];
-                        if (tile.e[i] != z || is_no_data(z, options.no_data)) continue;  // raised, or no data
-                        const T up = step(z);
-                        bool raises = false;
-                        if (!edge_row && x > 0 && x < tile.w - 1) {
-                            for (int k = 0; k < d8_neighbours && !raises; ++k) {
-                                const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + d8_offset(k, tile.w + 2));
-                                raises = tile.e[n] == up && tile.e[n] != tile.z[n];
-                            }
-                        } else {
-                            for (int k = 0; k < d8_neighbours && !raises; ++k) {
-                                const std::ptrdiff_t gx = tile.x0 + x + d8_dx[k], gy = tile.y0 + y + d8_dy[k];
-                                if (gx < 0 || gy < 0 || gx >= width || gy >= height) continue;
-                                std::size_t n;
-                                const epsilon_fill_tile<T>& u = tile_at(gx, gy, n);
-                                raises = u.e[n] == up && u.e[n] != u.z[n];
-                            }
-                        }
-                        if (raises) found.emplace_back(ordered_bits(z), static_cast<I>(work.index(tile.x0 + x, tile.y0 + y)));
-                    }
-                }
-                std::sort(found.begin(), found.end());
-            }
-        });
-        // Merge the tiles' sorted runs, two by two (pairs are unique: the order is the sort's).
-        std::vector<seed> seeds;
-        std::vector<std::size_t> runs{0};
-        for (std::vector<seed>& found : tile_seeds) {
-            seeds.insert(seeds.end(), found.begin(), found.end());
-            std::vector<seed>().swap(found);
-            runs.push_back(seeds.size());
-        }
-        while (runs.size() > 2) {
-            std::vector<std::size_t> merged{0};
-            for (std::size_t k = 0; k + 1 < runs.size(); k += 2) {
-                const std::size_t mid = runs[k + 1], last = k + 2 < runs.size() ? runs[k + 2] : runs[k + 1];
-                std::inplace_merge(seeds.begin() + static_cast<std::ptrdiff_t>(runs[k]), seeds.begin() + static_cast<std::ptrdiff_t>(mid),
-                                   seeds.begin() + static_cast<std::ptrdiff_t>(last));
-                merged.push_back(last);
-            }
-            if (merged.back() != runs.back()) merged.push_back(runs.back());
-            runs.swap(merged);
-        }
-        for (epsilon_fill_tile<T>& tile : tiles) tile = epsilon_fill_tile<T>();
-        epsilon_stats<I, T>(work, heights, unraised, seeds, stats);
-    };
-    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max())
-        stats_with(std::uint32_t(0));
-    else
-        stats_with(std::size_t(0));
+    for (epsilon_fill_tile<T>& tile : tiles) {
+        for (std::ptrdiff_t y = 0; y < tile.h; ++y)
+            std::copy_n(tile.e.data() + tile.padded_index(0, y), tile.w, work.z.data() + work.index(tile.x0, tile.y0 + y));
+        tile = epsilon_fill_tile<T>();
+    }
+    epsilon_statistics<T>(work, heights, workers, stats);
     stats.raised_cells = work.write_back(heights);
     return stats;
 }

@@ -1,0 +1,283 @@
+// gorge/drainage/detail/epsilon_statistics.hpp — fill_stats' epsilon statistics
+// (max_gradient_rise, overtaken_cells) of a map whose epsilon surface E has been found; used by
+// fill_depressions_epsilon, whole-map and tiled. Not a public header.
+//
+// Both statistics need the plain fill F (fill_depressions) on the raised cells, those with E > Z
+// (elsewhere F = Z, as Z <= F <= E). F is found from above, in passes over the rows that read
+// only the cells around the ones they write, rather than by a second Priority-Flood, whose visits
+// jump across the map and miss the caches on a large one:
+//   1. Each raised cell's drain neighbour: its neighbour of least E (the first in D8 order on a
+//      tie), which lies below it (E there is one step above that neighbour's). Drain neighbours
+//      lead down E to an unraised cell.
+//   2. U(n) = max(Z(n), U(drain neighbour of n)), U = Z on unraised cells: the highest input
+//      height on that path. U >= F, as F is the least such maximum over all paths to an outlet,
+//      and an unraised cell drains at its own height (F = Z). Each path is walked from the cells
+//      in raster order until it meets a cell already done, then written back along the way.
+//   3. U = F wherever no path of E climbs past a lower way out. A raised cell is too high when
+//      U(n) > max(Z(n), least U of its neighbours); a Dijkstra search from the too-high cells
+//      lowers them and the cells that drain through them. It ends at F: were a cell still above F,
+//      the last cell above F on its lowest path to an outlet would be too high.
+//   4. The statistics, per raised cell (add_epsilon_cell_stats), in the pass of step 3 that finds
+//      the too-high cells; the cells the search lowered are counted again, with their neighbours
+//      (lowering F only adds to both statistics).
+// On the 8192^2 drainage benchmark map the search lowers 1.4 M of 35 M raised cells; on its
+// 1024^2 map, none.
+//
+// Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
+// leaves its band is marked and finished on one thread afterwards; the search runs on one
+// thread. The statistics do not depend on the thread count: F is unique, and the statistics are
+// a maximum and a count.
+// Memory besides E and Z: U (one T per cell of the padded map), a drain direction byte per cell
+// and a bit per cell.
+//
+// SPDX-License-Identifier: MPL-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "../../detail/parallel.hpp"
+#include "../depression_fill.hpp"
+
+namespace gorge {
+namespace detail {
+
+/// Step 3's first look at one row of n cells (e, u: its first cell in the padded map, whose rows
+/// are `pitch` apart; z: its input heights): each cell's least neighbour U into `least`, its rise
+/// E - U (0 when not raised) into `rise`, and the row's largest rise into `highest` (when larger).
+/// Non-zero when some raised cell is too high, or below a
+/// neighbour's U (is_overtaken's rule: E > Z and a neighbour below Z); the row is then read again.
+/// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized.
+template <class T>
+std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff_t pitch, std::size_t n, T* least,
+                                T* rise, T& highest) {
+    const T* const above = u - pitch;
+    const T* const below = u + pitch;
+    std::int32_t rare = 0;
+    for (std::size_t x = 0; x < n; ++x) {
+        const auto lower = [](T a, T b) { return b < a ? b : a; };
+        const T m = lower(lower(lower(above[x - 1], above[x]), lower(above[x + 1], u[x - 1])),
+                          lower(lower(u[x + 1], below[x - 1]), lower(below[x], below[x + 1])));
+        least[x] = m;
+        const T zi = z[x] + T(0);
+        const std::int32_t raised = e[x] > u[x];  // only where E > Z (U = Z elsewhere)
+        const T v = m > zi ? m : zi;
+        rare |= raised & (static_cast<std::int32_t>(v < u[x]) | static_cast<std::int32_t>(m < zi));
+        const T r = e[x] - u[x];
+        rise[x] = raised != 0 ? r : T(0);
+    }
+    // The largest rise, as the largest bit pattern: rises are finite and >= +0, and such values
+    // order like their bits; an integer maximum is vectorized where a float one (NaN rules) is not.
+    using bits = decltype(ordered_bits(T()));
+    bits top = 0;
+    for (std::size_t x = 0; x < n; ++x) {
+        bits b;
+        std::memcpy(&b, rise + x, sizeof b);
+        top = b > top ? b : top;
+    }
+    T row_highest;
+    std::memcpy(&row_highest, &top, sizeof row_highest);
+    if (row_highest > highest) highest = row_highest;
+    return rare;
+}
+
+/// Adds fill_stats' epsilon statistics of a map to `stats`: work.z holds its epsilon surface E
+/// (padded; -infinity, or any value not above Z, on no-data cells), heights its input Z.
+/// `workers` threads, the calling thread included (1: none started), on bands of at least
+/// `band_rows` rows (tests cut thin ones). Returns how many times step 3's search lowered a cell
+/// (for tests).
+template <class T>
+std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
+                        fill_stats<T>& stats, std::uint64_t band_rows) {
+    using key = decltype(ordered_bits(T()));
+    const T* e = work.z.data();
+    const std::size_t cells = work.z.size();
+    const std::size_t width = static_cast<std::size_t>(work.width);
+    const std::size_t pitch = static_cast<std::size_t>(work.pitch);
+    const std::uint64_t rows = static_cast<std::uint64_t>(work.height);
+    std::ptrdiff_t off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
+    auto neighbour = [&](std::size_t c, int k) { return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]); };
+    auto first_cell = [&](std::uint64_t y) { return work.index(0, static_cast<std::ptrdiff_t>(y)); };
+    auto input = [&](std::size_t c) {  // Z of padded cell c (+0 for -0, as in the working copy)
+        return heights.row(static_cast<std::ptrdiff_t>(c / pitch) - 1)[c % pitch - 1] + T(0);
+    };
+
+    // Step 1, with U = Z: a raised cell (E > Z) gets its drain direction; d8_sink marks a cell
+    // whose U is final. `leaves_band` is added to the direction of a cell whose walk left its band.
+    constexpr std::uint8_t done = d8_sink;
+    constexpr std::uint8_t leaves_band = 16;
+    constexpr std::uint8_t direction_bits = 7;
+    std::vector<T, large_block_allocator<T>> upper(cells);
+    std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> drain(cells, done);
+    T* u = upper.data();
+    std::uint8_t* d = drain.data();
+    // (Byte stores may alias anything: the loops work on local copies of what they read.)
+    parallel_chunks(rows, workers, band_rows, [&, e, u, d, width](std::uint64_t begin, std::uint64_t end) {
+        for (std::uint64_t y = begin; y < end; ++y) {
+            const std::size_t base = first_cell(y);
+            const T* const z = heights.row(static_cast<std::ptrdiff_t>(y));
+            T* const ur = u + base;
+            for (std::size_t x = 0; x < width; ++x) ur[x] = z[x] + T(0);
+            const T* around[d8_neighbours];
+            for (int k = 0; k < d8_neighbours; ++k) around[k] = e + static_cast<std::ptrdiff_t>(base) + off[k];
+            std::uint8_t* const dr = d + base;
+            const T* const er = e + base;
+            const std::size_t row_cells = width;  // a local: the byte stores below may alias the capture
+            for (std::size_t x = 0; x < row_cells; ++x) {
+                // Written out, so that the loop over x is vectorized.
+                T least = around[0][x];
+                std::int32_t toward = 0;  // 32 bits wide, like T's lanes
+                const auto take = [&](std::int32_t k) {
+                    const T v = around[k][x];
+                    const std::int32_t lower = -static_cast<std::int32_t>(v < least);  // all ones or 0
+                    toward = (toward & ~lower) | (k & lower);
+                    least = v < least ? v : least;
+                };
+                static_assert(d8_neighbours == 8, "eight neighbours taken below");
+                take(1), take(2), take(3), take(4), take(5), take(6), take(7);
+                const std::int32_t raised = -static_cast<std::int32_t>(er[x] > ur[x]);
+                dr[x] = static_cast<std::uint8_t>((toward & raised) | (std::int32_t(done) & ~raised));
+            }
+        }
+    });
+
+    // Step 2: each band walks the paths of its cells while they stay in it; one that leaves is
+    // marked (with every cell on it) and its first cell listed, to be walked on one thread after.
+    std::mutex merge;
+    std::vector<std::size_t> left_band;
+    auto write_back = [&](const std::vector<std::size_t>& path, std::size_t end) {
+        T v = u[end];
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const T z = u[*it];  // not done yet: still Z
+            v = z > v ? z : v;
+            u[*it] = v;
+            d[*it] = done;
+        }
+    };
+    parallel_chunks(rows, workers, band_rows, [&, d, width](std::uint64_t begin, std::uint64_t end) {
+        const std::size_t low = first_cell(begin) - 1, high = first_cell(end) - 1;  // the band's padded rows
+        std::vector<std::size_t> path, starts;
+        for (std::uint64_t y = begin; y < end; ++y) {
+            const std::size_t base = first_cell(y);
+            for (std::size_t i = base; i < base + width; ++i) {
+                if (d[i] == done || (d[i] & leaves_band) != 0) continue;
+                path.clear();
+                std::size_t c = i;
+                bool inside = true;
+                do {
+                    path.push_back(c);
+                    c = neighbour(c, d[c] & direction_bits);
+                    inside = c >= low && c < high && (d[c] & leaves_band) == 0;
+                } while (inside && d[c] != done);
+                if (inside) {
+                    write_back(path, c);
+                    continue;
+                }
+                for (std::size_t p : path) d[p] = static_cast<std::uint8_t>(d[p] | leaves_band);
+                starts.push_back(i);
+            }
+        }
+        if (starts.empty()) return;
+        const std::lock_guard<std::mutex> lock(merge);
+        left_band.insert(left_band.end(), starts.begin(), starts.end());
+    });
+    {
+        std::vector<std::size_t> path;
+        for (std::size_t i : left_band) {
+            if (d[i] == done) continue;
+            path.clear();
+            std::size_t c = i;
+            do {
+                path.push_back(c);
+                c = neighbour(c, d[c] & direction_bits);
+            } while (d[c] != done);
+            write_back(path, c);
+        }
+    }
+
+    // Steps 3 and 4: the too-high cells, and each raised cell's statistics from U. Per row, one
+    // vectorized loop takes every cell's least neighbour U, its rise E - U (0 when unraised) and
+    // whether it is too high or overtaken, both rare; only a row with such a cell is read again.
+    std::vector<std::pair<key, std::size_t>> too_high;
+    std::vector<std::size_t> counted;
+    parallel_chunks(rows, workers, band_rows, [&, e, u, width](std::uint64_t begin, std::uint64_t end) {
+        fill_stats<T> part;
+        std::vector<std::pair<key, std::size_t>> high;
+        std::vector<std::size_t> marked;
+        std::vector<T> least_values(width), rise_values(width);
+        T* const least = least_values.data();
+        T* const rise = rise_values.data();
+        T highest_rise = T(0);
+        for (std::uint64_t y = begin; y < end; ++y) {
+            const std::size_t base = first_cell(y);
+            const T* const z = heights.row(static_cast<std::ptrdiff_t>(y));
+            const T* const er = e + base;
+            const T* const ur = u + base;
+            const std::size_t row_cells = width;
+            const std::int32_t rare = screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, highest_rise);
+            if (rare == 0) continue;
+            for (std::size_t x = 0; x < row_cells; ++x) {
+                if (!(er[x] > ur[x])) continue;
+                const T zi = z[x] + T(0);
+                const T v = least[x] > zi ? least[x] : zi;
+                if (v < ur[x]) high.emplace_back(ordered_bits(v), base + x);
+                if (is_overtaken(zi, er[x], least[x])) {
+                    marked.push_back(base + x);
+                    ++part.overtaken_cells;
+                }
+            }
+        }
+        add_gradient_rise(highest_rise, T(0), part);
+        const std::lock_guard<std::mutex> lock(merge);
+        if (part.max_gradient_rise > stats.max_gradient_rise) stats.max_gradient_rise = part.max_gradient_rise;
+        stats.overtaken_cells += part.overtaken_cells;
+        too_high.insert(too_high.end(), high.begin(), high.end());
+        counted.insert(counted.end(), marked.begin(), marked.end());
+    });
+    if (too_high.empty()) return 0;
+
+    // Step 3's search: cells leave by non-decreasing value; U(n) is lowered as soon as a lower
+    // value reaches it, so a cell queued with a key above its U has been lowered since.
+    bit_set overtaken(cells, false);
+    for (std::size_t i : counted) overtaken.set(i);
+    radix_heap<key, std::size_t> queue;
+    for (const auto& cell : too_high) queue.push(cell.first, cell.second);
+    std::vector<std::size_t> lowered;
+    while (!queue.empty()) {
+        const std::size_t c = queue.pop();
+        const T v = from_ordered_bits(queue.last_key());
+        if (v > u[c]) continue;
+        if (v < u[c]) u[c] = v;  // queued by step 3
+        lowered.push_back(c);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::size_t n = neighbour(c, k);
+            if (!(v < u[n]) || !(e[n] > u[n])) continue;  // not above v, or not raised
+            const T zn = input(n);
+            const T w = v > zn ? v : zn;
+            if (w < u[n]) {
+                u[n] = w;
+                queue.push(ordered_bits(w), n);
+            }
+        }
+    }
+    // Step 4 again for what the search changed: a lowered cell's own rise, and its raised
+    // neighbours, which may now be overtaken.
+    for (std::size_t c : lowered) {
+        add_gradient_rise(e[c], u[c], stats);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::size_t n = neighbour(c, k);
+            if (!(e[n] > u[n]) || overtaken.test(n) || !is_overtaken(input(n), e[n], u[c])) continue;
+            overtaken.set(n);
+            ++stats.overtaken_cells;
+        }
+    }
+    return lowered.size();
+}
+
+}  // namespace detail
+}  // namespace gorge
