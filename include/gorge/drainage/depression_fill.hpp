@@ -1311,7 +1311,7 @@ bool add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& 
 constexpr std::uint64_t epsilon_statistics_min_rows = 64;
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
-                        fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows);
+                               fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows);
 
 /// Runs epsilon_flood with cell indices of type I.
 template <class I, class T>
