@@ -332,11 +332,14 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
     // The statistics, over the whole map (detail/epsilon_statistics.hpp), from its working copy
     // holding E.
     padded_heights<T> work(heights, options.no_data, who);
-    for (epsilon_fill_tile<T>& tile : tiles) {
-        for (std::ptrdiff_t y = 0; y < tile.h; ++y)
-            std::copy_n(tile.e.data() + tile.padded_index(0, y), tile.w, work.z.data() + work.index(tile.x0, tile.y0 + y));
-        tile = epsilon_fill_tile<T>();
-    }
+    parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
+        for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {  // tiles own distinct cells
+            epsilon_fill_tile<T>& tile = tiles[t];
+            for (std::ptrdiff_t y = 0; y < tile.h; ++y)
+                std::copy_n(tile.e.data() + tile.padded_index(0, y), tile.w, work.z.data() + work.index(tile.x0, tile.y0 + y));
+            tile = epsilon_fill_tile<T>();
+        }
+    });
     epsilon_statistics<T>(work, heights, workers, stats);
     stats.raised_cells = work.write_back(heights);
     return stats;
