@@ -510,8 +510,6 @@ public:
     bool test(std::size_t i) const { return (words_[i / word_bits] >> (i % word_bits)) & 1u; }
     void set(std::size_t i) { words_[i / word_bits] |= std::uint64_t(1) << (i % word_bits); }
     void reset(std::size_t i) { words_[i / word_bits] &= ~(std::uint64_t(1) << (i % word_bits)); }
-    /// Resets bit i when `clear` is true, without a branch.
-    void reset_if(std::size_t i, bool clear) { words_[i / word_bits] &= ~(std::uint64_t(clear) << (i % word_bits)); }
     /// Clears bits begin .. end - 1 (end at most n).
     void reset_range(std::size_t begin, std::size_t end) {
         if (begin >= end) return;
@@ -1283,11 +1281,10 @@ private:
     cell_fifo<I> trace_;
 };
 
-/// fill_stats' epsilon statistics, the rule in one place (detail/epsilon_statistics.hpp computes
-/// them; a tiled fill maxes and sums them over its tiles), from a data cell's input height z, its
-/// epsilon surface value e, its plain fill value f, and the lowest plain fill value of its data
-/// neighbours (+infinity when it has none).
-/// Whether the cell counts in fill_stats::overtaken_cells.
+/// fill_stats' epsilon statistics, the rules in one place (detail/epsilon_statistics.hpp applies
+/// them), for a data cell of input height z, epsilon surface value e and plain fill value f.
+/// Whether the cell counts in fill_stats::overtaken_cells, given the lowest plain fill value of its
+/// data neighbours (+infinity when it has none).
 template <class T>
 bool is_overtaken(T z, T e, T lowest_neighbour_f) {
     return e > z && lowest_neighbour_f < z;
@@ -1297,14 +1294,6 @@ template <class T>
 void add_gradient_rise(T e, T f, fill_stats<T>& stats) {
     const T rise = e - f;
     if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
-}
-/// Adds the cell's share of both; true when it was counted as overtaken.
-template <class T>
-bool add_epsilon_cell_stats(T z, T e, T f, T lowest_neighbour_f, fill_stats<T>& stats) {
-    add_gradient_rise(e, f, stats);
-    const bool overtaken = is_overtaken(z, e, lowest_neighbour_f);
-    stats.overtaken_cells += overtaken ? 1u : 0u;
-    return overtaken;
 }
 
 /// fill_stats' epsilon statistics of a filled map (detail/epsilon_statistics.hpp), on bands of at
@@ -1367,8 +1356,8 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
 ///            sides for their neighbours); progress as there (fractions of the tile's data cells).
 ///   who      the name used in exception messages.
 /// Returns raised_cells = reached data cells whose value changed; the epsilon statistics are left
-/// 0 (they need the plain fill F: add_epsilon_cell_stats adds one cell's share from Z, E, F and
-/// the lowest F of its neighbours).
+/// 0 (they need the plain fill F; is_overtaken and add_gradient_rise give one cell's share from Z,
+/// E, F and the lowest F of its neighbours).
 /// Throws std::overflow_error like the fill, and std::invalid_argument for an empty tile, a
 /// non-finite data cell, a NaN ring value or an out of another size.
 /// With every ring value -infinity the result equals fill_depressions_epsilon bit for bit (both

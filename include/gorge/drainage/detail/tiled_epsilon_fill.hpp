@@ -205,16 +205,10 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         for (const std::exception_ptr& error : errors)
             if (error) std::rethrow_exception(error);
     }
-    // The tile that holds map cell (gx, gy), and that cell's index in its padded arrays.
-    auto tile_at = [&](std::ptrdiff_t gx, std::ptrdiff_t gy, std::size_t& i) -> const epsilon_fill_tile<T>& {
-        const epsilon_fill_tile<T>& u = tiles[row_of[static_cast<std::size_t>(gy)] * tile_columns + column_of[static_cast<std::size_t>(gx)]];
-        i = u.padded_index(gx - u.x0, gy - u.y0);
-        return u;
-    };
     auto surface_at = [&](std::ptrdiff_t gx, std::ptrdiff_t gy) {
         if (gx < 0 || gy < 0 || gx >= width || gy >= height) return outlet_side;
-        std::size_t i;
-        return tile_at(gx, gy, i).e[i];
+        const epsilon_fill_tile<T>& u = tiles[row_of[static_cast<std::size_t>(gy)] * tile_columns + column_of[static_cast<std::size_t>(gx)]];
+        return u.e[u.padded_index(gx - u.x0, gy - u.y0)];
     };
 
     // The sweeps. Each visit of a tile reads its ring and brings its surface up to date.
