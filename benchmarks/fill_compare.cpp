@@ -12,7 +12,9 @@
 // The fills: the whole-map plain flood (detail::run_whole_map_flood), the tiled plain fill on each
 // thread count, and the epsilon fill with and without its statistics (fill_options::
 // epsilon_statistics), as one flood (detail::run_epsilon_fill without tiles) and in tiles on each
-// thread count. Each line gives M cells/s (median and best), the cost per cell against the first
+// thread count; and each fill as its public function runs it on one thread with the default
+// options (one flood, or tiles on a map that takes more than half the largest cache: the cost
+// per cell a caller sees). Each line gives M cells/s (median and best), the cost per cell against the first
 // size, and an FNV-1a hash of the surface: the plain fills must agree, and so must the epsilon
 // fills.
 //
@@ -99,8 +101,16 @@ int main(int argc, char** argv) {
                             gorge::detail::run_tiled_priority_flood<float>(g.view(), o, "fill_compare",
                                                                            gorge::detail::tiled_fill_tile_side);
                         }});
+    runs.push_back({"plain, as fill_depressions runs it", [](gorge::grid<float>& g) {
+                        gorge::fill_depressions<float>(g.view(), gorge::fill_options<float>());
+                    }});
     for (const bool statistics : {true, false}) {
         const std::string what = statistics ? ", statistics" : ", no statistics";
+        runs.push_back({"epsilon, as fill_depressions_epsilon runs it" + what, [statistics](gorge::grid<float>& g) {
+                            gorge::fill_options<float> o;
+                            o.epsilon_statistics = statistics;
+                            gorge::fill_depressions_epsilon<float>(g.view(), o);
+                        }});
         runs.push_back({"epsilon, whole map" + what, [statistics](gorge::grid<float>& g) {
                             gorge::fill_options<float> o;
                             o.epsilon_statistics = statistics;
@@ -141,7 +151,7 @@ int main(int argc, char** argv) {
             const double median = cells / t[t.size() / 2] / 1e6, best = cells / t.front() / 1e6;
             std::vector<double>& first = seconds[k * sides.size()];
             const double first_cost = first[first.size() / 2] / (double(sides[0]) * double(sides[0]));
-            std::printf("%-6s %6ld  %-42s %8.2f M cells/s (best %8.2f)  cost per cell %5.2fx  hash %016llx\n", map.c_str(),
+            std::printf("%-6s %6ld  %-58s %8.2f M cells/s (best %8.2f)  cost per cell %5.2fx  hash %016llx\n", map.c_str(),
                         sides[s], runs[k].name.c_str(), median, best, t[t.size() / 2] / cells / first_cost,
                         static_cast<unsigned long long>(hashes[k * sides.size() + s]));
         }

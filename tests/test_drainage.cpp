@@ -881,6 +881,27 @@ TEST_CASE("bit_set::reset_range clears exactly the bits of its range", "[drainag
     CHECK(mismatches == 0u);
 }
 
+TEST_CASE("bit_set::all_set tells whether every bit of its range is set", "[drainage][fill]") {
+    // Every range starting and ending at a word boundary or inside a word, against a bit-by-bit
+    // check, with one bit cleared at each place in and around the range.
+    const std::size_t n = 3 * 64 + 9;
+    std::size_t ranges = 0, mismatches = 0, cleared_inside = 0;
+    for (std::size_t begin = 0; begin <= 140; begin += 1 + begin % 5)
+        for (std::size_t end = begin; end <= n; end += 1 + end % 6)
+            for (std::size_t cleared = 0; cleared <= n; cleared += 1 + cleared % 9) {
+                gorge::detail::bit_set bits(n, true);
+                if (cleared < n) bits.reset(cleared);
+                bool expected = true;
+                for (std::size_t i = begin; i < end; ++i) expected &= bits.test(i);
+                cleared_inside += expected ? 0u : 1u;
+                mismatches += bits.all_set(begin, end) != expected ? 1u : 0u;
+                ++ranges;
+            }
+    CHECK(ranges > 10000u);
+    CHECK(cleared_inside > 1000u);  // both answers are asked for
+    CHECK(mismatches == 0u);
+}
+
 TEST_CASE("bit_set::set_three sets exactly its three bits, at every offset of a word", "[drainage][fill]") {
     const std::size_t n = 3 * 64;
     std::size_t checked = 0, mismatches = 0;
@@ -2002,11 +2023,12 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
             map(x, y) = float(h >> 22) * 0.01f + 0.002f * float(x + y);
         }
     // Which maps go to tiles: 4096^2 cells or more, both sides at least 2048, and more than one
-    // thread or heights larger than the largest cache.
+    // thread or heights larger than half the largest cache.
     using gorge::detail::tiled_fill_applies;
     const std::size_t cache = std::size_t(32) << 20;
     CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 2, cache));
     CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 1, cache));         // 64 MiB of heights
+    CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 1, 4 * cache - 1)); // more than half of it
     CHECK_FALSE(tiled_fill_applies(4096, 4096, sizeof(float), 1, 4 * cache));
     CHECK(tiled_fill_applies(4096, 4096, sizeof(double), 1, 3 * cache));    // 128 MiB
     CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 2, 4 * cache));
@@ -2070,8 +2092,12 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(seen_epsilon_tiled.size() < seen_epsilon_whole.size());
     CHECK(std::is_sorted(seen_epsilon_tiled.begin(), seen_epsilon_tiled.end()));
     CHECK(seen_epsilon_tiled.back() == 1.0);
-    // On one thread the epsilon fill floods the whole map, tiles or not (slower in tiles on smooth
-    // terrain): its reports are the whole-map flood's.
+    // On one thread both fills go to tiles only when the heights take more than half the largest
+    // cache: the reports are then the tiles' (on 4096 x 4097 cells, 20 tiles of 12 reports, not
+    // the whole-map flood's 256 and two), else the whole-map flood's.
+    gorge::grid<float> taller(side, side + 1);
+    for (std::ptrdiff_t y = 0; y <= side; ++y)
+        for (std::ptrdiff_t x = 0; x < side; ++x) taller(x, y) = map(x, std::min(y, side - 1)) + 0.001f * float(y == side);
     std::vector<double> seen_one_thread;
     options.tiles = true;
     options.threads = 1;
@@ -2079,8 +2105,20 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
         seen_one_thread.push_back(f);
         return true;
     };
-    gorge::grid<float> one_thread = map;
-    gorge::fill_depressions_epsilon(one_thread, options);
-    CHECK(seen_one_thread.size() == seen_epsilon_whole.size());
-    CHECK(same_bits(one_thread, epsilon_whole));
+    gorge::grid<float> one_thread = taller, one_flood = taller;
+    const auto eo = gorge::fill_depressions_epsilon(one_thread, options);
+    options.tiles = false;
+    options.progress = nullptr;
+    const auto ef = gorge::fill_depressions_epsilon(one_flood, options);
+    const std::size_t flood_reports = 2u + taller.size() / gorge::fill_progress_interval;
+    if (tiled_fill_applies(side, side + 1, sizeof(float), 1, gorge::detail::largest_cache_bytes()))
+        CHECK(seen_one_thread.size() < flood_reports);
+    else
+        CHECK(seen_one_thread.size() == flood_reports);
+    CHECK(std::is_sorted(seen_one_thread.begin(), seen_one_thread.end()));
+    CHECK(seen_one_thread.back() == 1.0);
+    CHECK(eo.raised_cells == ef.raised_cells);
+    CHECK(eo.overtaken_cells == ef.overtaken_cells);
+    CHECK(eo.max_gradient_rise == ef.max_gradient_rise);
+    CHECK(same_bits(one_thread, one_flood));
 }

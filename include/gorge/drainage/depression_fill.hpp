@@ -21,8 +21,8 @@
 //                                      Priority-Flood+ε, but defined so that the result does not
 //                                      depend on any queue order; see "The epsilon surface"
 //                                      below): no flats remain and every cell drains to an outlet.
-//                                      Large maps go to tiles on several threads, solved again
-//                                      from their neighbours until nothing changes
+//                                      Large maps go to tiles as for fill_depressions, solved
+//                                      again from their neighbours until nothing changes
 //                                      (detail/tiled_epsilon_fill.hpp), same result bit for bit.
 //   fill_depressions_planchon_darboux  Planchon & Darboux (2001), "A fast, simple and versatile
 //                                      algorithm to fill the depressions of digital elevation
@@ -168,9 +168,9 @@ struct fill_options {
     /// header comment, "The epsilon surface"; on the threads of `threads`). false leaves both 0 and
     /// the surface the same. Default: true.
     bool epsilon_statistics = true;
-    /// fill_depressions only: fill a map of at least 4096^2 cells (both sides at least 2048) in
+    /// Both fills (fill_depressions_epsilon: see the end): fill a map of at least 4096^2 cells (both sides at least 2048) in
     /// tiles of 1024^2 (detail/tiled_fill.hpp), with the same result bit for bit, when more than
-    /// one thread is asked for (threads) or when its heights are larger than the processor's
+    /// one thread is asked for (threads) or when its heights take more than half the processor's
     /// largest cache (as the C library reports it; 32 MiB assumed where it does not). Tiles stay
     /// in the caches, and run side by side on threads; they cost a watershed label per cell. On
     /// one core: rough terrain, whose whole-map flood takes cells from all over the map, filled
@@ -179,14 +179,13 @@ struct fill_options {
     /// slower (benchmarks/README.md). false floods the whole map at once on one thread. The
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own
     /// interval inside each tile the calling thread fills). fill_depressions_epsilon goes to tiles
-    /// on such maps only when more than one thread is asked for (detail/tiled_epsilon_fill.hpp:
-    /// tiles solved again from their neighbours' values until none changes; the same surface and
-    /// statistics bit for bit; its progress counts the tiles solved in full). At 8192^2 on an
-    /// Intel VM (benchmarks/README.md), two threads filled rough terrain 1.5x as fast as one
-    /// whole-map flood (2.3x without the statistics) and smooth terrain 1.1x (1.25x), before the
-    /// statistics ran on the threads too; 16 threads of a Xeon filled rough terrain about 3x as
-    /// fast with the statistics and 4.5x without. One thread in tiles was 1.1-1.5x as fast on
-    /// rough terrain but about 30 % slower on smooth, so one thread floods the whole map.
+    /// by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their neighbours'
+    /// values until none changes, on one thread lowest values first; the same surface and
+    /// statistics bit for bit; its progress counts the tiles solved in full). On one Xeon core at
+    /// 8192^2 (benchmarks/README.md, "The epsilon fill's tiles in a Dijkstra order"), rough
+    /// terrain filled 1.2-1.4x as fast in tiles as one flood, smooth terrain 3-13 % slower; 16
+    /// threads of a Xeon filled rough terrain 3.5x as fast as one flood with the statistics and
+    /// 5.2-5.5x without.
     /// Default: true.
     bool tiles = true;
     /// Fills in tiles (see tiles) and the epsilon statistics (epsilon_statistics, whatever the
@@ -525,6 +524,18 @@ public:
         for (std::size_t k = first + 1; k < last; ++k) words_[k] = 0;
         words_[last] &= ~tail;
     }
+    /// Whether bits begin .. end - 1 are all set (end at most n).
+    bool all_set(std::size_t begin, std::size_t end) const {
+        if (begin >= end) return true;
+        const std::size_t first = begin / word_bits, last = (end - 1) / word_bits;
+        const std::uint64_t all = ~std::uint64_t(0);
+        const std::uint64_t head = all << (begin % word_bits);
+        const std::uint64_t tail = all >> (word_bits - 1 - (end - 1) % word_bits);
+        if (first == last) return (words_[first] & head & tail) == (head & tail);
+        std::uint64_t missing = ~words_[first] & head;
+        for (std::size_t k = first + 1; k < last; ++k) missing |= ~words_[k];
+        return (missing | (~words_[last] & tail)) == 0;
+    }
     /// Sets bits i, i + 1 and i + 2 where bits 0, 1 and 2 of `bits` are set (i + 2 below n). No
     /// branch on whether they cross into the next word (it updates both; the spare word is there).
     void set_three(std::size_t i, unsigned bits) {
@@ -736,6 +747,17 @@ struct padded_heights {
     padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who) { load(src, no_data, who); }
     /// Empty, for load().
     padded_heights() = default;
+    /// The working copy of a width x height map of data cells only, without reading one: every z,
+    /// the ring's included, is `value`, the ring closed and the map's cells open. For a surface
+    /// written in afterwards (the tiled epsilon fill's statistics).
+    padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T value, const char* who)
+        : width(w), height(h), pitch(padded_side(w, who)) {
+        const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(h, who), who);
+        z.assign(cells, value);
+        closed.assign(cells, true);
+        for (std::ptrdiff_t y = 0; y < height; ++y) closed.reset_range(index(0, y), index(0, y) + static_cast<std::size_t>(width));
+        data_cells = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    }
 
     /// Makes this the working copy of src, reusing the storage (load's tiles of one map); throws
     /// (naming the cell) before anything is modified. A tile gives its origin in the map, so that
@@ -1441,17 +1463,16 @@ template <class T>
 fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who,
                                      std::ptrdiff_t tile_side);
 
-/// fill_depressions_epsilon: in tiles on a map the plain fill would tile, when more than one
-/// thread is asked for (detail/tiled_epsilon_fill.hpp; the same surface and statistics, bit for
-/// bit; fill_options::tiles tells why not on one), unless may_tile is false; otherwise
-/// flood_epsilon with the map edge as outlet side, then the statistics.
+/// fill_depressions_epsilon: in tiles on a map the plain fill would tile (detail/
+/// tiled_epsilon_fill.hpp; the same surface and statistics, bit for bit), unless may_tile is
+/// false; otherwise flood_epsilon with the map edge as outlet side, then the statistics.
 template <class T>
 fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who, bool may_tile = true) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
     validate(options, who);
     const unsigned workers = resolve_threads(options.threads, std::numeric_limits<std::uint64_t>::max());
-    if (may_tile && options.tiles && workers > 1 &&
+    if (may_tile && options.tiles &&
         tiled_fill_applies(heights.width(), heights.height(), sizeof(T), workers, largest_cache_bytes()))
         return run_tiled_epsilon_fill(heights, options, who, tiled_fill_tile_side);
     padded_heights<T> work(heights, options.no_data, who);
