@@ -168,12 +168,12 @@ struct fill_options {
     /// header comment, "The epsilon surface"; on the threads of `threads`). false leaves both 0 and
     /// the surface the same. Default: true.
     bool epsilon_statistics = true;
-    /// Both fills (fill_depressions_epsilon: see the end): fill a map of at least 4096^2 cells (both sides at least 2048) in
-    /// tiles of 1024^2 (detail/tiled_fill.hpp), with the same result bit for bit, when more than
-    /// one thread is asked for (threads) or when its heights take more than half the processor's
-    /// largest cache (as the C library reports it; 32 MiB assumed where it does not). Tiles stay
-    /// in the caches, and run side by side on threads; they cost a watershed label per cell. On
-    /// one core: rough terrain, whose whole-map flood takes cells from all over the map, filled
+    /// Both fills (fill_depressions_epsilon: see the end): fill a map of at least 4096^2 cells
+    /// (both sides at least 2048) in tiles of 1024^2 (detail/tiled_fill.hpp), with the same result
+    /// bit for bit, when more than one thread is asked for (threads) or when its heights take more
+    /// than half the processor's largest cache (as the C library reports it; 32 MiB assumed where
+    /// it does not). Tiles stay in the caches, and run side by side on threads; they cost a
+    /// watershed label per cell. On one core: rough terrain, whose whole-map flood takes cells from all over the map, filled
     /// 1.27x as fast in tiles at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
     /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, about 20 %
     /// slower (benchmarks/README.md). false floods the whole map at once on one thread. The
@@ -731,6 +731,19 @@ inline unsigned window_compare(const double* at, std::ptrdiff_t pitch, double v)
 }
 #endif
 
+/// Copies n heights from `in` to `out` in one branch-free pass, -0 as +0 (equal heights get equal
+/// bits), and tells whether all were finite (a caller that gets false looks for the cell).
+template <class T>
+bool copy_finite_row(const T* in, T* out, std::ptrdiff_t n) {
+    bool finite = true;
+    for (std::ptrdiff_t x = 0; x < n; ++x) {
+        const T v = in[x];
+        finite &= std::isfinite(v);
+        out[x] = v + T(0);
+    }
+    return finite;
+}
+
 /// Working copy of a heightmap with a one-cell border ring: element (x, y) of the map is at
 /// (y + 1) * pitch + (x + 1). The ring and the no-data cells start "closed" (already visited), so
 /// neighbour loops need no bounds checks.
@@ -780,14 +793,7 @@ struct padded_heights {
             const std::size_t w = static_cast<std::size_t>(width);
             for (std::ptrdiff_t y = 0; y < height; ++y) {
                 const T* r = src.row(y);
-                T* out = z.data() + index(0, y);
-                bool finite = true;
-                for (std::size_t x = 0; x < w; ++x) {
-                    const T v = r[x];
-                    finite &= std::isfinite(v);
-                    out[x] = v + T(0);  // -0 + 0 == +0: equal heights get equal bits
-                }
-                if (!finite)
+                if (!copy_finite_row(r, z.data() + index(0, y), width))
                     for (std::ptrdiff_t x = 0; x < width; ++x)
                         if (!std::isfinite(r[x])) throw_not_finite(who, origin_x + x, origin_y + y);
                 closed.reset_range(index(0, y), index(0, y) + w);

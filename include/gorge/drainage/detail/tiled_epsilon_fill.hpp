@@ -154,8 +154,9 @@ struct epsilon_fill_tile {
     // Heights and surface with a border of one cell (lower_epsilon_surface's z and e); the
     // surface is empty until the tile is solved in full (it is then the flood's working copy).
     std::vector<T, large_block_allocator<T>> z, e;
-    bool solved = false;  // solved in full once (its ring held a finite value, or it holds an outlet)
     bool has_outlet = false;  // on the map's edge, or holding no-data cells
+    /// Solved in full once (its ring held a finite value, or it holds an outlet).
+    bool solved() const { return !e.empty(); }
     std::size_t padded_index(std::ptrdiff_t x, std::ptrdiff_t y) const {
         return static_cast<std::size_t>((y + 1) * (w + 2) + (x + 1));
     }
@@ -204,15 +205,8 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
                 try {
                     for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
                         const T* in = heights.row(tile.y0 + y) + tile.x0;
-                        if (!options.no_data) {  // one branch-free pass; a row that fails is gone over again
-                            T* const out = tile.z.data() + tile.padded_index(0, y);
-                            bool finite = true;
-                            for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
-                                finite &= std::isfinite(in[x]);
-                                out[x] = in[x] + T(0);
-                            }
-                            if (finite) continue;
-                        }
+                        // One branch-free pass; a row that fails is gone over again.
+                        if (!options.no_data && copy_finite_row(in, tile.z.data() + tile.padded_index(0, y), tile.w)) continue;
                         for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
                             const std::size_t i = tile.padded_index(x, y);
                             if (is_no_data(in[x], options.no_data)) {
@@ -259,9 +253,9 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
             if (v < tile.ring[i]) lowered.push_back(i);
             rose |= v > tile.ring[i];
         });
-        if (lowered.empty() && !rose && (tile.solved || !tile.has_outlet)) return false;
+        if (lowered.empty() && !rose && (tile.solved() || !tile.has_outlet)) return false;
         tile.ring.swap(fresh);
-        if (tile.solved && !rose) {
+        if (tile.solved() && !rose) {
             if (tile.e.size() <= std::numeric_limits<std::uint32_t>::max())
                 lower_epsilon_surface<std::uint32_t>(tile.e.data(), tile.z.data(), tile.w, tile.h, tile.ring.data(), lowered, step);
             else
@@ -300,9 +294,8 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
             for (std::size_t i = first; i < end; ++i)
                 if (!work.closed.test(i)) work.z[i] = unknown;
         }
+        if (!tile.solved()) ++solved;
         tile.e.swap(work.z);
-        if (!tile.solved) ++solved;
-        tile.solved = true;
         return true;
     };
     // Starting again as one flood: its progress goes on from where the tiles' stopped.
@@ -385,7 +378,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         return stats;
     }
     for (const epsilon_fill_tile<T>& tile : tiles) {
-        if (!tile.solved) return flood_whole_map();  // only a step above the largest value leaves one
+        if (!tile.solved()) return flood_whole_map();  // only a step above the largest value leaves one
         unsigned unreached = 0;  // as an unsolved tile (one pass, without a branch per cell)
         for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
             const T* const e = tile.e.data() + tile.padded_index(0, y);
