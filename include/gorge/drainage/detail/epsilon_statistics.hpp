@@ -51,10 +51,12 @@ namespace detail {
 /// E - U (0 when not raised) into `rise`, and the row's largest rise into `highest` (when larger).
 /// Non-zero when some raised cell is too high, or has a neighbour whose U is below its Z
 /// (is_overtaken's rule, with U for F); the row is then read again.
-/// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized.
+/// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized;
+/// `least` and `rise` are restrict-qualified, as the alias checks of nine inputs against two
+/// outputs are more than GCC versions a loop for.
 template <class T>
-std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff_t pitch, std::size_t n, T* least,
-                                T* rise, T& highest) {
+std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff_t pitch, std::size_t n,
+                                T* GORGE_RESTRICT least, T* GORGE_RESTRICT rise, T& highest) {
     const T* const above = u - pitch;
     const T* const below = u + pitch;
     std::int32_t rare = 0;
