@@ -766,8 +766,10 @@ struct padded_heights {
     /// The working copy of a width x height map of data cells only, without reading one: every z,
     /// the ring's included, is `value`, the ring closed and the map's cells open. For a surface
     /// written in afterwards (the tiled epsilon fill's statistics).
-    padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T value, const char* who)
-        : width(w), height(h), pitch(padded_side(w, who)) {
+    /// `storage` is a block to reuse for z (no allocation when it holds enough elements).
+    padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T value, const char* who,
+                   std::vector<T, large_block_allocator<T>> storage = {})
+        : width(w), height(h), pitch(padded_side(w, who)), z(std::move(storage)) {
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(h, who), who);
         z.assign(cells, value);
         closed.assign(cells, true);
@@ -1333,7 +1335,8 @@ void add_gradient_rise(T e, T f, fill_stats<T>& stats) {
 constexpr std::uint64_t epsilon_statistics_min_rows = 64;
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
-                               fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows);
+                               fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows,
+                               std::vector<T, large_block_allocator<T>> storage = {});
 
 /// Runs epsilon_flood with cell indices of type I.
 template <class I, class T>

@@ -90,11 +90,13 @@ std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff
 /// Adds fill_stats' epsilon statistics of a map to `stats`: work.z holds its epsilon surface E
 /// (padded; -infinity, or any value not above Z, on no-data cells), heights its input Z.
 /// `workers` threads, the calling thread included (1: none started), on bands of at least
-/// `band_rows` rows (tests cut thin ones). Returns how many times step 3's search lowered a cell
+/// `band_rows` rows (tests cut thin ones). U takes `storage` (a block the caller no longer needs,
+/// reused when it holds enough elements: no fresh pages to fault in). Returns how many times step 3's search lowered a cell
 /// (for tests).
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
-                               fill_stats<T>& stats, std::uint64_t band_rows) {
+                               fill_stats<T>& stats, std::uint64_t band_rows,
+                               std::vector<T, large_block_allocator<T>> storage) {
     using key = decltype(ordered_bits(T()));
     const T* e = work.z.data();
     const std::size_t cells = work.z.size();
@@ -114,7 +116,8 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     constexpr std::uint8_t done = d8_sink;
     constexpr std::uint8_t leaves_band = 16;
     constexpr std::uint8_t direction_bits = 7;
-    std::vector<T, large_block_allocator<T>> upper(cells);
+    std::vector<T, large_block_allocator<T>> upper(std::move(storage));
+    upper.assign(cells, T(0));
     std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> drain(cells, done);
     T* u = upper.data();
     std::uint8_t* d = drain.data();

@@ -151,12 +151,16 @@ template <class T>
 struct epsilon_fill_tile {
     std::ptrdiff_t x0 = 0, y0 = 0, w = 0, h = 0;
     std::vector<T> ring;  // the ring values its surface is the least one for
-    // Heights and surface with a border of one cell (lower_epsilon_surface's z and e); the
-    // surface is empty until the tile is solved in full (it is then the flood's working copy).
-    std::vector<T, large_block_allocator<T>> z, e;
+    // Heights and surface with a border of one cell (lower_epsilon_surface's z and e), each
+    // padded_cells() elements of the fill's two blocks, from `first` on. The surface is null
+    // until the tile is solved in full.
+    std::size_t first = 0;
+    T* z = nullptr;
+    T* e = nullptr;
     bool has_outlet = false;  // on the map's edge, or holding no-data cells
     /// Solved in full once (its ring held a finite value, or it holds an outlet).
-    bool solved() const { return !e.empty(); }
+    bool solved() const { return e != nullptr; }
+    std::size_t padded_cells() const { return static_cast<std::size_t>(w + 2) * static_cast<std::size_t>(h + 2); }
     std::size_t padded_index(std::ptrdiff_t x, std::ptrdiff_t y) const {
         return static_cast<std::size_t>((y + 1) * (w + 2) + (x + 1));
     }
@@ -186,27 +190,35 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
 
-    // The tiles' heights (checked as the whole-map fill checks them; -0 as +0) and surfaces. A
-    // tile that throws (a non-finite cell) does not stop the others: the error of the first such
-    // tile in raster order is rethrown.
+    // The tiles' heights (checked as the whole-map fill checks them; -0 as +0) and surfaces, in
+    // two blocks (the statistics reuse them for the whole map's E and U: at least as large, as
+    // every tile adds its own border). A tile that throws (a non-finite cell) does not stop the
+    // others: the error of the first such tile in raster order is rethrown.
     std::vector<epsilon_fill_tile<T>> tiles(tile_count);
+    std::size_t block_cells = 0;
+    for (std::size_t t = 0; t < tile_count; ++t) {
+        epsilon_fill_tile<T>& tile = tiles[t];
+        const std::ptrdiff_t tx = static_cast<std::ptrdiff_t>(t % tile_columns), ty = static_cast<std::ptrdiff_t>(t / tile_columns);
+        tile.x0 = columns.begin(tx), tile.y0 = rows.begin(ty), tile.w = columns.size(tx), tile.h = rows.size(ty);
+        tile.first = block_cells;
+        block_cells += tile.padded_cells();  // no overflow: the map's cells plus borders fit in memory below
+    }
+    std::vector<T, large_block_allocator<T>> heights_block(block_cells), surface_block(block_cells);
     const unsigned workers = resolve_threads(options.threads, tile_count);
     {
         std::vector<std::exception_ptr> errors(tile_count);
         parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
             for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {
                 epsilon_fill_tile<T>& tile = tiles[t];
-                const std::ptrdiff_t tx = static_cast<std::ptrdiff_t>(t % tile_columns), ty = static_cast<std::ptrdiff_t>(t / tile_columns);
-                tile.x0 = columns.begin(tx), tile.y0 = rows.begin(ty), tile.w = columns.size(tx), tile.h = rows.size(ty);
                 tile.has_outlet = tile.x0 == 0 || tile.y0 == 0 || tile.x0 + tile.w == width || tile.y0 + tile.h == height;
                 tile.ring.assign(ring_count(tile.w, tile.h), unknown);  // the first visit reads the map's edge
-                const std::size_t padded = static_cast<std::size_t>(tile.w + 2) * static_cast<std::size_t>(tile.h + 2);
-                tile.z.assign(padded, unknown);
+                tile.z = heights_block.data() + tile.first;
+                std::fill_n(tile.z, tile.padded_cells(), unknown);
                 try {
                     for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
                         const T* in = heights.row(tile.y0 + y) + tile.x0;
                         // One branch-free pass; a row that fails is gone over again.
-                        if (!options.no_data && copy_finite_row(in, tile.z.data() + tile.padded_index(0, y), tile.w)) continue;
+                        if (!options.no_data && copy_finite_row(in, tile.z + tile.padded_index(0, y), tile.w)) continue;
                         for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
                             const std::size_t i = tile.padded_index(x, y);
                             if (is_no_data(in[x], options.no_data)) {
@@ -230,7 +242,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         if (gx < 0 || gy < 0 || gx >= width || gy >= height) return outlet_side;
         const epsilon_fill_tile<T>& u = tiles[row_of[static_cast<std::size_t>(gy)] * tile_columns + column_of[static_cast<std::size_t>(gx)]];
         const std::size_t i = u.padded_index(gx - u.x0, gy - u.y0);
-        if (!u.e.empty()) return u.e[i];
+        if (u.solved()) return u.e[i];
         return is_no_data(u.z[i], options.no_data) ? outlet_side : unknown;  // not solved yet
     };
 
@@ -256,10 +268,10 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         if (lowered.empty() && !rose && (tile.solved() || !tile.has_outlet)) return false;
         tile.ring.swap(fresh);
         if (tile.solved() && !rose) {
-            if (tile.e.size() <= std::numeric_limits<std::uint32_t>::max())
-                lower_epsilon_surface<std::uint32_t>(tile.e.data(), tile.z.data(), tile.w, tile.h, tile.ring.data(), lowered, step);
+            if (tile.padded_cells() <= std::numeric_limits<std::uint32_t>::max())
+                lower_epsilon_surface<std::uint32_t>(tile.e, tile.z, tile.w, tile.h, tile.ring.data(), lowered, step);
             else
-                lower_epsilon_surface<std::size_t>(tile.e.data(), tile.z.data(), tile.w, tile.h, tile.ring.data(), lowered, step);
+                lower_epsilon_surface<std::size_t>(tile.e, tile.z, tile.w, tile.h, tile.ring.data(), lowered, step);
             return true;
         }
         if (!finite && !tile.has_outlet) return false;  // nothing reaches the tile yet
@@ -275,8 +287,8 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         }
         // least_epsilon_surface's flood on the worker's working copy, whose storage goes from tile
         // to tile: the copy then holds the surface (-infinity at no-data cells, the ring values
-        // on its border, Z at the cells nothing reached), and is swapped in as the tile's.
-        const grid_view<const T> zi(tile.z.data() + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
+        // on its border, Z at the cells nothing reached), copied in as the tile's (same layout).
+        const grid_view<const T> zi(tile.z + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
         try {
             work.load(zi, options.no_data, who, tile.x0, tile.y0);
             fill_stats<T> flood_stats;
@@ -295,7 +307,8 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
                 if (!work.closed.test(i)) work.z[i] = unknown;
         }
         if (!tile.solved()) ++solved;
-        tile.e.swap(work.z);
+        tile.e = surface_block.data() + tile.first;
+        std::copy_n(work.z.data(), tile.padded_cells(), tile.e);
         return true;
     };
     // Starting again as one flood: its progress goes on from where the tiles' stopped.
@@ -381,7 +394,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         if (!tile.solved()) return flood_whole_map();  // only a step above the largest value leaves one
         unsigned unreached = 0;  // as an unsolved tile (one pass, without a branch per cell)
         for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
-            const T* const e = tile.e.data() + tile.padded_index(0, y);
+            const T* const e = tile.e + tile.padded_index(0, y);
             for (std::ptrdiff_t x = 0; x < tile.w; ++x) unreached |= e[x] == unknown ? 1u : 0u;
         }
         if (unreached != 0) return flood_whole_map();
@@ -408,23 +421,24 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
     };
     if (!options.epsilon_statistics) {
         for (epsilon_fill_tile<T>& tile : tiles) {
-            for (std::ptrdiff_t y = 0; y < tile.h; ++y) write_row(tile.x0, tile.y0 + y, tile.e.data() + tile.padded_index(0, y), tile.w);
+            for (std::ptrdiff_t y = 0; y < tile.h; ++y) write_row(tile.x0, tile.y0 + y, tile.e + tile.padded_index(0, y), tile.w);
             tile = epsilon_fill_tile<T>();
         }
         return stats;
     }
     // The statistics, over the whole map (detail/epsilon_statistics.hpp), from a working copy
-    // holding E (its ring an outlet side, as after the one flood).
-    padded_heights<T> work(width, height, outlet_side, who);
+    // holding E (its ring an outlet side, as after the one flood). The tiles' heights are in the
+    // caller's grid too: their block takes the copy, and the surfaces' block then takes U.
+    padded_heights<T> work(width, height, outlet_side, who, std::move(heights_block));
     parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
         for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {  // tiles own distinct cells
             epsilon_fill_tile<T>& tile = tiles[t];
             for (std::ptrdiff_t y = 0; y < tile.h; ++y)
-                std::copy_n(tile.e.data() + tile.padded_index(0, y), tile.w, work.z.data() + work.index(tile.x0, tile.y0 + y));
+                std::copy_n(tile.e + tile.padded_index(0, y), tile.w, work.z.data() + work.index(tile.x0, tile.y0 + y));
             tile = epsilon_fill_tile<T>();
         }
     });
-    epsilon_statistics<T>(work, heights, workers, stats);
+    epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_min_rows, std::move(surface_block));
     for (std::ptrdiff_t y = 0; y < height; ++y) write_row(0, y, work.z.data() + work.index(0, y), width);
     return stats;
 }
