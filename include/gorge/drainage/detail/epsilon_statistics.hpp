@@ -49,14 +49,16 @@ namespace detail {
 /// Step 3's first look at one row of n cells (e, u: its first cell in the padded map, whose rows
 /// are `pitch` apart; z: its input heights): each cell's least neighbour U into `least`, its rise
 /// E - U (0 when not raised) into `rise`, and the row's largest rise into `highest` (when larger).
-/// Non-zero when some raised cell is too high, or has a neighbour whose U is below its Z
-/// (is_overtaken's rule, with U for F); the row is then read again.
+/// `flag` is 1 at a raised cell that is too high, or has a neighbour whose U is below its Z
+/// (is_overtaken's rule, with U for F), else 0; such cells are read again. Non-zero when the row
+/// has one.
 /// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized;
-/// `least` and `rise` are restrict-qualified, as the alias checks of nine inputs against two
-/// outputs are more than GCC versions a loop for.
+/// the outputs are restrict-qualified, as the alias checks of nine inputs against three outputs
+/// are more than GCC versions a loop for.
 template <class T>
 std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff_t pitch, std::size_t n,
-                                T* GORGE_RESTRICT least, T* GORGE_RESTRICT rise, T& highest) {
+                                T* GORGE_RESTRICT least, T* GORGE_RESTRICT rise, std::int32_t* GORGE_RESTRICT flag,
+                                T& highest) {
     const T* const above = u - pitch;
     const T* const below = u + pitch;
     std::int32_t rare = 0;
@@ -68,7 +70,9 @@ std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff
         const T zi = z[x] + T(0);
         const std::int32_t raised = e[x] > u[x];  // only where E > Z (U = Z elsewhere)
         const T v = m > zi ? m : zi;
-        rare |= raised & (static_cast<std::int32_t>(v < u[x]) | static_cast<std::int32_t>(m < zi));
+        const std::int32_t again = raised & (static_cast<std::int32_t>(v < u[x]) | static_cast<std::int32_t>(m < zi));
+        flag[x] = again;
+        rare |= again;
         const T r = e[x] - u[x];
         rise[x] = raised != 0 ? r : T(0);
     }
@@ -91,8 +95,8 @@ std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff
 /// (padded; -infinity, or any value not above Z, on no-data cells), heights its input Z.
 /// `workers` threads, the calling thread included (1: none started), on bands of at least
 /// `band_rows` rows (tests cut thin ones). U takes `storage` (a block the caller no longer needs,
-/// reused when it holds enough elements: no fresh pages to fault in). Returns how many times step 3's search lowered a cell
-/// (for tests).
+/// reused when it holds enough elements: no fresh pages to fault in). Returns how many times
+/// step 3's search lowered a cell (for tests).
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
                                fill_stats<T>& stats, std::uint64_t band_rows,
@@ -207,7 +211,7 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
 
     // Steps 3 and 4: the too-high cells, and each raised cell's statistics from U. Per row, one
     // vectorized loop takes every cell's least neighbour U, its rise E - U (0 when unraised) and
-    // whether it is too high or overtaken, both rare; only a row with such a cell is read again.
+    // whether it may be too high or overtaken, both rare; only such cells are read again.
     std::vector<std::pair<key, std::size_t>> too_high;
     std::vector<std::size_t> counted;
     parallel_chunks(rows, workers, band_rows, [&, e, u, width](std::uint64_t begin, std::uint64_t end) {
@@ -215,8 +219,10 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
         std::vector<std::pair<key, std::size_t>> high;
         std::vector<std::size_t> marked;
         std::vector<T> least_values(width), rise_values(width);
+        std::vector<std::int32_t> flag_values(width);
         T* const least = least_values.data();
         T* const rise = rise_values.data();
+        std::int32_t* const flag = flag_values.data();
         T highest_rise = T(0);
         for (std::uint64_t y = begin; y < end; ++y) {
             const std::size_t base = first_cell(y);
@@ -224,10 +230,10 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             const T* const er = e + base;
             const T* const ur = u + base;
             const std::size_t row_cells = width;
-            const std::int32_t rare = screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, highest_rise);
+            const std::int32_t rare = screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, flag, highest_rise);
             if (rare == 0) continue;
             for (std::size_t x = 0; x < row_cells; ++x) {
-                if (!(er[x] > ur[x])) continue;
+                if (flag[x] == 0) continue;  // raised when set
                 const T zi = z[x] + T(0);
                 const T v = least[x] > zi ? least[x] : zi;
                 if (v < ur[x]) high.emplace_back(ordered_bits(v), base + x);
