@@ -902,6 +902,61 @@ TEST_CASE("bit_set::all_set tells whether every bit of its range is set", "[drai
     CHECK(mismatches == 0u);
 }
 
+TEMPLATE_TEST_CASE("copy_finite_row copies a row (-0 as +0) and tells whether every value was finite", "[drainage][fill]",
+                   float, double) {
+    // Each special value at each place of rows long enough for the vectorized loop and its tail,
+    // against std::isfinite and the value's own + 0, bit for bit.
+    using T = TestType;
+    using limits = std::numeric_limits<T>;
+    const T specials[] = {T(0), -T(0), limits::denorm_min(), -limits::denorm_min(), limits::min(), limits::max(),
+                          limits::lowest(), limits::infinity(), -limits::infinity(), limits::quiet_NaN(),
+                          -limits::quiet_NaN(), T(1.5)};
+    std::size_t rows = 0, mismatches = 0, non_finite_rows = 0;
+    for (const std::ptrdiff_t n : {1, 7, 16, 33, 70})
+        for (std::ptrdiff_t at = 0; at < n; ++at)
+            for (const T special : specials) {
+                std::vector<T> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n), T(7));
+                for (std::ptrdiff_t x = 0; x < n; ++x) in[static_cast<std::size_t>(x)] = T(0.25) * T(x % 5) - T(0.5);
+                in[static_cast<std::size_t>(at)] = special;
+                bool finite = true;
+                for (const T v : in) finite = finite && std::isfinite(v);
+                non_finite_rows += finite ? 0u : 1u;
+                mismatches += gorge::detail::copy_finite_row(in.data(), out.data(), n) != finite ? 1u : 0u;
+                for (std::size_t x = 0; x < in.size(); ++x) {
+                    const T expected = in[x] + T(0);
+                    mismatches += std::memcmp(&expected, &out[x], sizeof(T)) != 0 ? 1u : 0u;
+                }
+                ++rows;
+            }
+    CHECK(rows > 1500u);
+    CHECK(non_finite_rows > 400u);  // both answers are asked for
+    CHECK(mismatches == 0u);
+}
+
+TEST_CASE("padded_heights for a surface written in later takes over a block large enough", "[drainage][fill]") {
+    using block = std::vector<float, gorge::detail::large_block_allocator<float>>;
+    const std::ptrdiff_t width = 37, height = 23;
+    const std::size_t cells = static_cast<std::size_t>(width + 2) * static_cast<std::size_t>(height + 2);
+    for (const std::size_t given : {cells + 100, cells, cells - 1, std::size_t(0)}) {
+        block storage(given, 5.0f);
+        const float* const before = storage.data();
+        const gorge::detail::padded_heights<float> work(width, height, -1.0f, "test", std::move(storage));
+        REQUIRE(work.z.size() == cells);
+        if (given >= cells) CHECK(work.z.data() == before);  // no new block, no fresh pages
+        std::size_t wrong_value = 0, wrong_closed = 0;
+        for (std::ptrdiff_t y = -1; y <= height; ++y)
+            for (std::ptrdiff_t x = -1; x <= width; ++x) {
+                const std::size_t i = work.index(x, y);
+                const bool ring = x < 0 || y < 0 || x == width || y == height;
+                wrong_value += work.z[i] != -1.0f ? 1u : 0u;
+                wrong_closed += work.closed.test(i) != ring ? 1u : 0u;
+            }
+        CHECK(wrong_value == 0u);
+        CHECK(wrong_closed == 0u);
+        CHECK(work.data_cells == static_cast<std::size_t>(width * height));
+    }
+}
+
 TEST_CASE("bit_set::set_three sets exactly its three bits, at every offset of a word", "[drainage][fill]") {
     const std::size_t n = 3 * 64;
     std::size_t checked = 0, mismatches = 0;
