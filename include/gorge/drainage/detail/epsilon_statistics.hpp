@@ -33,6 +33,7 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -120,8 +121,12 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     constexpr std::uint8_t done = d8_sink;
     constexpr std::uint8_t leaves_band = 16;
     constexpr std::uint8_t direction_bits = 7;
+    // U is +0 on the ring (never read for a raised cell, which has no ring neighbour); step 1
+    // writes the rest, so a block taken over is not written twice.
     std::vector<T, large_block_allocator<T>> upper(std::move(storage));
-    upper.assign(cells, T(0));
+    upper.resize(cells);
+    std::fill_n(upper.data(), pitch, T(0));
+    std::fill_n(upper.data() + cells - pitch, pitch, T(0));
     std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> drain(cells, done);
     T* u = upper.data();
     std::uint8_t* d = drain.data();
@@ -132,6 +137,7 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             const T* const z = heights.row(static_cast<std::ptrdiff_t>(y));
             T* const ur = u + base;
             for (std::size_t x = 0; x < width; ++x) ur[x] = z[x] + T(0);
+            ur[-1] = ur[width] = T(0);
             const T* around[d8_neighbours];
             for (int k = 0; k < d8_neighbours; ++k) around[k] = e + static_cast<std::ptrdiff_t>(base) + off[k];
             std::uint8_t* const dr = d + base;
@@ -230,7 +236,8 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             const T* const er = e + base;
             const T* const ur = u + base;
             const std::size_t row_cells = width;
-            const std::int32_t rare = screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, flag, highest_rise);
+            const std::int32_t rare =
+                screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, flag, highest_rise);
             if (rare == 0) continue;
             for (std::size_t x = 0; x < row_cells; ++x) {
                 if (flag[x] == 0) continue;  // raised when set
@@ -282,7 +289,8 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
         add_gradient_rise(e[c], u[c], stats);
         for (int k = 0; k < d8_neighbours; ++k) {
             const std::size_t n = neighbour(c, k);
-            if (!(e[n] > u[n]) || overtaken.test(n) || !is_overtaken(input(n), e[n], u[c])) continue;
+            // U >= Z: a neighbour whose U is not above u[c] has no Z above it (is_overtaken).
+            if (!(u[c] < u[n]) || !(e[n] > u[n]) || overtaken.test(n) || !is_overtaken(input(n), e[n], u[c])) continue;
             overtaken.set(n);
             ++stats.overtaken_cells;
         }
