@@ -934,7 +934,7 @@ TEMPLATE_TEST_CASE("copy_finite_row copies a row (-0 as +0) and tells whether ev
 }
 
 TEST_CASE("padded_heights for a surface written in later takes over a block large enough", "[drainage][fill]") {
-    using block = std::vector<float, gorge::detail::large_block_allocator<float>>;
+    using block = std::vector<float, gorge::detail::uninitialized_block_allocator<float>>;
     const std::ptrdiff_t width = 37, height = 23;
     const std::size_t cells = static_cast<std::size_t>(width + 2) * static_cast<std::size_t>(height + 2);
     for (const std::size_t given : {cells + 100, cells, cells - 1, std::size_t(0)}) {

@@ -753,7 +753,7 @@ bool copy_finite_row(const T* in, T* out, std::ptrdiff_t n) {
 template <class T>
 struct padded_heights {
     std::ptrdiff_t width = 0, height = 0, pitch = 0;
-    std::vector<T, large_block_allocator<T>> z;
+    std::vector<T, uninitialized_block_allocator<T>> z;
     bit_set closed;                    // set = ring, no-data, or already reached by the flood
     std::vector<std::uint8_t> valid;   // 1 = data cell (used only when there is a no-data value)
     bool has_no_data = false;
@@ -768,7 +768,7 @@ struct padded_heights {
     /// written in afterwards (the tiled epsilon fill's statistics).
     /// `storage` is a block to reuse for z (no allocation when it holds enough elements).
     padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T value, const char* who,
-                   std::vector<T, large_block_allocator<T>> storage = {})
+                   std::vector<T, uninitialized_block_allocator<T>> storage = {})
         : width(w), height(h), pitch(padded_side(w, who)), z(std::move(storage)) {
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(h, who), who);
         z.assign(cells, value);
@@ -1336,7 +1336,7 @@ constexpr std::uint64_t epsilon_statistics_min_rows = 64;
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
                                fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows,
-                               std::vector<T, large_block_allocator<T>> storage = {});
+                               std::vector<T, uninitialized_block_allocator<T>> storage = {});
 
 /// Runs epsilon_flood with cell indices of type I.
 template <class I, class T>

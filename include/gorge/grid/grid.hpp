@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../config.hpp"
@@ -79,6 +80,27 @@ struct large_block_allocator {
 
 private:
     static constexpr bool over_aligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+};
+
+/// large_block_allocator whose value-initialization (a vector's size constructor, resize) leaves
+/// the elements unwritten, for working blocks whose every element is written before it is read:
+/// such a block is then not written twice, and its pages are first touched by the threads that
+/// fill it rather than all by the one that made it. assign and the constructors given a value
+/// write as usual.
+template <class T>
+struct uninitialized_block_allocator : large_block_allocator<T> {
+    static_assert(std::is_trivially_default_constructible<T>::value, "only for elements that need no constructor");
+    uninitialized_block_allocator() = default;
+    template <class U>
+    uninitialized_block_allocator(const uninitialized_block_allocator<U>&) {}  // NOLINT(google-explicit-constructor)
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;  // default-initialized: left as it is
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
 };
 
 /// Number of elements a view of (width, height, stride) spans: (height - 1) * stride + width.

@@ -205,7 +205,8 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         tile.first = block_cells;
         block_cells += tile.padded_cells();  // no overflow: the map's cells plus borders fit in memory below
     }
-    std::vector<T, large_block_allocator<T>> heights_block(block_cells), surface_block(block_cells);
+    // (Not written here: each tile writes its heights, and its surface when solved.)
+    std::vector<T, uninitialized_block_allocator<T>> heights_block(block_cells), surface_block(block_cells);
     const unsigned workers = resolve_threads(options.threads, tile_count);
     {
         std::vector<std::exception_ptr> errors(tile_count);
