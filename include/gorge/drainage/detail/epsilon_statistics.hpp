@@ -21,16 +21,17 @@
 //      that finds the too-high cells; the cells the search lowered are counted again, with their
 //      neighbours (lowering F only adds to both statistics).
 // On the 8192^2 drainage benchmark map the search lowers 1.4 M of 35 M raised cells, on the
-// 8192^2 smooth one 5.5 M of 25 M (there it takes most of the statistics' time); on the 1024^2
-// maps, none.
+// 8192^2 smooth one 5.5 M of 25 M; on the 1024^2 maps, none. Nearly all of them are lake cells
+// lowered to the level they were reached with, which the search floods breadth-first.
 //
 // Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
 // leaves its band is marked and finished on one thread afterwards; the search runs on one
 // thread. The statistics do not depend on the thread count: F is unique, and the statistics are
 // a maximum and a count.
 // Memory besides E and Z: U (one T per cell of the padded map, in a block the caller hands over
-// when it has one: the tiled fill gives its tiles' surfaces), a drain direction byte per cell, a
-// bit per cell when the search runs, and the path being walked (an index per cell on it).
+// when it has one: the tiled fill gives its tiles' surfaces), a drain direction byte per cell
+// (reused by the search for its marks), the path being walked (an index per cell on it) and the
+// search's queues.
 // Step 3's screen flags the cells to read again, so that its scalar pass visits only those: on
 // the 8192^2 drainage map, 4652 of the 8192 rows hold such a cell.
 //
@@ -264,42 +265,67 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     if (too_high.empty()) return 0;
 
     // Step 3's search: cells leave by non-decreasing value; U(n) is lowered as soon as a lower
-    // value reaches it, so a cell queued with a key above its U has been lowered since.
-    bit_set overtaken(cells, false);
-    for (std::size_t i : counted) overtaken.set(i);
+    // value reaches it, so a cell queued with a key above its U has been lowered since. Most
+    // cells it lowers take the value they were reached with (their Z is below it): they go to a
+    // first-in, first-out queue and are taken before the next key, as in a flood of that level,
+    // which spreads as a front and keeps its cells' rows in cache (the heap's last-in, first-out
+    // order of equal keys wanders across a lake and misses them).
+    // The drain bytes are free after step 2 (every one is `done`): they mark the cells the search
+    // lowered and those counted as overtaken.
+    constexpr std::uint8_t lowered_mark = 1, overtaken_mark = 2;
+    static_assert((done & (lowered_mark | overtaken_mark)) == 0, "marks beside `done`");
+    for (std::size_t i : counted) d[i] = static_cast<std::uint8_t>(d[i] | overtaken_mark);
     radix_heap<key, std::size_t> queue;
     for (const auto& cell : too_high) queue.push(cell.first, cell.second);
-    std::vector<std::size_t> lowered;
+    // Z of neighbour k of a data cell, from that cell's Z: offsets in the input's rows.
+    std::ptrdiff_t input_off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) input_off[k] = d8_offset(k, heights.stride());
+    cell_fifo<std::size_t> level;
+    std::size_t lowered = 0, first_lowered = cells, last_lowered = 0;
     while (!queue.empty()) {
-        const std::size_t c = queue.pop();
+        std::size_t c = queue.pop();
         const T v = from_ordered_bits(queue.last_key());
         if (v > u[c]) continue;
         if (v < u[c]) u[c] = v;  // queued by step 3
-        lowered.push_back(c);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const std::size_t n = neighbour(c, k);
-            if (!(v < u[n]) || !(e[n] > u[n])) continue;  // not above v, or not raised
-            const T zn = input(n);
-            const T w = v > zn ? v : zn;
-            if (w < u[n]) {
-                u[n] = w;
-                queue.push(ordered_bits(w), n);
+        for (;;) {
+            d[c] = static_cast<std::uint8_t>(d[c] | lowered_mark);
+            ++lowered;
+            first_lowered = std::min(first_lowered, c);
+            last_lowered = std::max(last_lowered, c);
+            const T* const zc = heights.row(static_cast<std::ptrdiff_t>(c / pitch) - 1) + (c % pitch - 1);
+            for (int k = 0; k < d8_neighbours; ++k) {
+                const std::size_t n = neighbour(c, k);
+                if (!(v < u[n]) || !(e[n] > u[n])) continue;  // not above v, or not raised
+                const T zn = zc[input_off[k]] + T(0);
+                if (!(zn > v)) {
+                    u[n] = v;
+                    level.push(n);
+                } else if (zn < u[n]) {
+                    u[n] = zn;
+                    queue.push(ordered_bits(zn), n);
+                }
             }
+            if (level.empty()) break;
+            c = level.pop();
         }
+        level.clear();
     }
-    // Step 4 again for what the search changed: a lowered cell's own rise, and its raised
-    // neighbours, which may now be overtaken.
-    for (std::size_t c : lowered) {
+    // Step 4 again for what the search changed, in raster order: a lowered cell's own rise, and
+    // its raised neighbours, which may now be overtaken.
+    for (std::size_t c = first_lowered; c <= last_lowered && lowered != 0; ++c) {
+        if ((d[c] & lowered_mark) == 0) continue;
         add_gradient_rise(e[c], u[c], stats);
         for (int k = 0; k < d8_neighbours; ++k) {
             const std::size_t n = neighbour(c, k);
             // U >= Z: a neighbour whose U is not above u[c] has no Z above it (is_overtaken).
-            if (!(u[c] < u[n]) || !(e[n] > u[n]) || overtaken.test(n) || !is_overtaken(input(n), e[n], u[c])) continue;
-            overtaken.set(n);
+            if (!(u[c] < u[n]) || !(e[n] > u[n]) || (d[n] & overtaken_mark) != 0 ||
+                !is_overtaken(input(n), e[n], u[c]))
+                continue;
+            d[n] = static_cast<std::uint8_t>(d[n] | overtaken_mark);
             ++stats.overtaken_cells;
         }
     }
-    return lowered.size();
+    return lowered;
 }
 
 }  // namespace detail
