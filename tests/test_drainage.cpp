@@ -943,15 +943,19 @@ TEST_CASE("padded_heights for a surface written in later takes over a block larg
         const gorge::detail::padded_heights<float> work(width, height, -1.0f, "test", std::move(storage));
         REQUIRE(work.z.size() == cells);
         if (given >= cells) CHECK(work.z.data() == before);  // no new block, no fresh pages
-        std::size_t wrong_value = 0, wrong_closed = 0;
+        std::size_t wrong_ring = 0, written_inside = 0, wrong_closed = 0;
         for (std::ptrdiff_t y = -1; y <= height; ++y)
             for (std::ptrdiff_t x = -1; x <= width; ++x) {
                 const std::size_t i = work.index(x, y);
                 const bool ring = x < 0 || y < 0 || x == width || y == height;
-                wrong_value += work.z[i] != -1.0f ? 1u : 0u;
+                if (ring)
+                    wrong_ring += work.z[i] != -1.0f ? 1u : 0u;
+                else if (i < given)  // the block's own values: the map's cells are left to the caller
+                    written_inside += work.z[i] != 5.0f ? 1u : 0u;
                 wrong_closed += work.closed.test(i) != ring ? 1u : 0u;
             }
-        CHECK(wrong_value == 0u);
+        CHECK(wrong_ring == 0u);
+        CHECK(written_inside == 0u);
         CHECK(wrong_closed == 0u);
         CHECK(work.data_cells == static_cast<std::size_t>(width * height));
     }

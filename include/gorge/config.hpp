@@ -34,6 +34,13 @@
 #define GORGE_RESTRICT
 #endif
 
+// GORGE_PREFETCH(p): a hint to start loading the cache line at address p (no effect elsewhere).
+#if defined(__GNUC__) || defined(__clang__)
+#define GORGE_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define GORGE_PREFETCH(p) ((void)0)
+#endif
+
 // GORGE_UNLIKELY(condition): a branch hint for conditions that almost never hold.
 // GORGE_COLD_NOINLINE: rare paths kept out of line, so that the hot loop around them keeps its
 // registers.

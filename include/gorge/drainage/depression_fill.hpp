@@ -763,15 +763,19 @@ struct padded_heights {
     padded_heights(grid_view<const T> src, const std::optional<T>& no_data, const char* who) { load(src, no_data, who); }
     /// Empty, for load().
     padded_heights() = default;
-    /// The working copy of a width x height map of data cells only, without reading one: every z,
-    /// the ring's included, is `value`, the ring closed and the map's cells open. For a surface
-    /// written in afterwards (the tiled epsilon fill's statistics).
+    /// The working copy of a width x height map of data cells only, for a surface the caller
+    /// writes in afterwards (the tiled epsilon fill's statistics): the ring's z is `ring_value`
+    /// and closed, the map's cells are open and their z left unwritten (a block taken over keeps
+    /// its values there; the caller writes every one before it is read).
     /// `storage` is a block to reuse for z (no allocation when it holds enough elements).
-    padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T value, const char* who,
+    padded_heights(std::ptrdiff_t w, std::ptrdiff_t h, T ring_value, const char* who,
                    std::vector<T, uninitialized_block_allocator<T>> storage = {})
         : width(w), height(h), pitch(padded_side(w, who)), z(std::move(storage)) {
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(h, who), who);
-        z.assign(cells, value);
+        z.resize(cells);
+        std::fill_n(z.data(), pitch, ring_value);
+        std::fill_n(z.data() + cells - static_cast<std::size_t>(pitch), pitch, ring_value);
+        for (std::ptrdiff_t y = 0; y < height; ++y) z[index(-1, y)] = z[index(width, y)] = ring_value;
         closed.assign(cells, true);
         for (std::ptrdiff_t y = 0; y < height; ++y) closed.reset_range(index(0, y), index(0, y) + static_cast<std::size_t>(width));
         data_cells = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);

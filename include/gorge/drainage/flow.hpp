@@ -41,16 +41,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "../config.hpp"
 #include "../grid/grid.hpp"
 #include "../grid/no_data.hpp"
 #include "d8.hpp"
-
-// GORGE_DETAIL_PREFETCH(p): a hint to start loading *p into the cache (no effect elsewhere).
-#if defined(__GNUC__) || defined(__clang__)
-#define GORGE_DETAIL_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define GORGE_DETAIL_PREFETCH(p) ((void)0)
-#endif
 
 namespace gorge {
 
@@ -197,8 +191,8 @@ void accumulate_flow(grid_view<const std::uint8_t> dirs, grid_view<A> acc, const
             if (code == d8_sink) continue;  // an isolated sink: nothing to pass on
             current[k] = scan;
             target[k] = scan + offset[code];
-            GORGE_DETAIL_PREFETCH(st + target[k]);
-            GORGE_DETAIL_PREFETCH(a + target[k]);
+            GORGE_PREFETCH(st + target[k]);
+            GORGE_PREFETCH(a + target[k]);
             ++scan;
             return true;
         }
@@ -218,8 +212,8 @@ void accumulate_flow(grid_view<const std::uint8_t> dirs, grid_view<A> acc, const
                 if (code != d8_sink) {
                     current[k] = next;
                     target[k] = next + offset[code];
-                    GORGE_DETAIL_PREFETCH(st + target[k]);
-                    GORGE_DETAIL_PREFETCH(a + target[k]);
+                    GORGE_PREFETCH(st + target[k]);
+                    GORGE_PREFETCH(a + target[k]);
                     alive = true;
                 }
             } else {

@@ -52,6 +52,41 @@
 namespace gorge {
 namespace detail {
 
+/// Step 1 on one row of n cells: each raised cell's (E > Z) drain neighbour, its neighbour of
+/// least E (the first in D8 order on a tie), into `drain` (`sink` on a cell that is not raised
+/// and on one whose drain neighbour is not raised either: its U is then final, and written).
+/// e_around[k], z_around[k]: E and Z of neighbour k of the row's first cell; e, z: the cells' own
+/// (Z with +0 for -0). U is written for every cell: Z, or the larger of Z and the drain
+/// neighbour's Z where that is final. No neighbour may lie outside the arrays (the caller pads).
+/// A function of its own, with plain pointers and bitwise selects, so that the loop is vectorized.
+template <class T>
+void drain_epsilon_row(const T* const* e_around, const T* const* z_around, const T* e, const T* z, std::size_t n,
+                       std::uint8_t sink, T* GORGE_RESTRICT upper, std::uint8_t* GORGE_RESTRICT drain) {
+    static_assert(d8_neighbours == 8, "eight neighbours taken below");
+    const T *e0 = e_around[0], *e1 = e_around[1], *e2 = e_around[2], *e3 = e_around[3], *e4 = e_around[4],
+            *e5 = e_around[5], *e6 = e_around[6], *e7 = e_around[7];
+    const T *z0 = z_around[0], *z1 = z_around[1], *z2 = z_around[2], *z3 = z_around[3], *z4 = z_around[4],
+            *z5 = z_around[5], *z6 = z_around[6], *z7 = z_around[7];
+    for (std::size_t x = 0; x < n; ++x) {
+        T least = e0[x], least_z = z0[x];
+        std::int32_t toward = 0;  // 32 bits wide, like T's lanes
+        const auto take = [&](std::int32_t k, T v, T vz) {
+            const std::int32_t lower = -static_cast<std::int32_t>(v < least);  // all ones or 0
+            toward = (toward & ~lower) | (k & lower);
+            least_z = v < least ? vz : least_z;
+            least = v < least ? v : least;
+        };
+        take(1, e1[x], z1[x]), take(2, e2[x], z2[x]), take(3, e3[x], z3[x]), take(4, e4[x], z4[x]);
+        take(5, e5[x], z5[x]), take(6, e6[x], z6[x]), take(7, e7[x], z7[x]);
+        const T zi = z[x];
+        const std::int32_t raised = -static_cast<std::int32_t>(e[x] > zi);
+        const std::int32_t walks = raised & -static_cast<std::int32_t>(least > least_z);  // drains to a raised cell
+        const T joined = least_z > zi ? least_z : zi;
+        upper[x] = (raised & ~walks) != 0 ? joined : zi;
+        drain[x] = static_cast<std::uint8_t>((toward & walks) | (std::int32_t(sink) & ~walks));
+    }
+}
+
 /// Step 3's first look at one row of n cells (e, u: its first cell in the padded map, whose rows
 /// are `pitch` apart; z: its input heights): each cell's least neighbour U into `least`, its rise
 /// E - U (0 when not raised) into `rise`, and the row's largest rise into `highest` (when larger).
@@ -135,34 +170,36 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     std::vector<std::uint8_t, large_block_allocator<std::uint8_t>> drain(cells, done);
     T* u = upper.data();
     std::uint8_t* d = drain.data();
-    // (Byte stores may alias anything: the loops work on local copies of what they read.)
+    // Z around each row from three padded rows of the input (0 beyond the map: only edge cells,
+    // never raised, read there).
+    const std::uint64_t height = rows;
     parallel_chunks(rows, workers, band_rows, [&, e, u, d, width](std::uint64_t begin, std::uint64_t end) {
-        for (std::uint64_t y = begin; y < end; ++y) {
-            const std::size_t base = first_cell(y);
-            const T* const z = heights.row(static_cast<std::ptrdiff_t>(y));
-            T* const ur = u + base;
-            for (std::size_t x = 0; x < width; ++x) ur[x] = z[x] + T(0);
-            ur[-1] = ur[width] = T(0);
-            const T* around[d8_neighbours];
-            for (int k = 0; k < d8_neighbours; ++k) around[k] = e + static_cast<std::ptrdiff_t>(base) + off[k];
-            std::uint8_t* const dr = d + base;
-            const T* const er = e + base;
-            const std::size_t row_cells = width;  // a local: the byte stores below may alias the capture
-            for (std::size_t x = 0; x < row_cells; ++x) {
-                // Written out, so that the loop over x is vectorized.
-                T least = around[0][x];
-                std::int32_t toward = 0;  // 32 bits wide, like T's lanes
-                const auto take = [&](std::int32_t k) {
-                    const T v = around[k][x];
-                    const std::int32_t lower = -static_cast<std::int32_t>(v < least);  // all ones or 0
-                    toward = (toward & ~lower) | (k & lower);
-                    least = v < least ? v : least;
-                };
-                static_assert(d8_neighbours == 8, "eight neighbours taken below");
-                take(1), take(2), take(3), take(4), take(5), take(6), take(7);
-                const std::int32_t raised = -static_cast<std::int32_t>(er[x] > ur[x]);
-                dr[x] = static_cast<std::uint8_t>((toward & raised) | (std::int32_t(done) & ~raised));
+        std::vector<T> window_rows(3 * pitch);
+        T* window[3] = {window_rows.data(), window_rows.data() + pitch, window_rows.data() + 2 * pitch};
+        const auto load = [&](T* to, std::uint64_t y) {  // input row y - 1 into `to`
+            to[0] = to[width + 1] = T(0);
+            if (y == 0 || y > height) {
+                std::fill_n(to + 1, width, T(0));
+                return;
             }
+            const T* const z = heights.row(static_cast<std::ptrdiff_t>(y) - 1);
+            for (std::size_t x = 0; x < width; ++x) to[x + 1] = z[x] + T(0);
+        };
+        load(window[0], begin);
+        load(window[1], begin + 1);
+        for (std::uint64_t y = begin; y < end; ++y) {
+            load(window[2], y + 2);
+            const std::size_t base = first_cell(y);
+            const T* e_around[d8_neighbours];
+            const T* z_around[d8_neighbours];
+            for (int k = 0; k < d8_neighbours; ++k) {
+                e_around[k] = e + static_cast<std::ptrdiff_t>(base) + off[k];
+                z_around[k] = window[1 + d8_dy[k]] + 1 + d8_dx[k];
+            }
+            T* const ur = u + base;
+            ur[-1] = ur[width] = T(0);
+            drain_epsilon_row(e_around, z_around, e + base, window[1] + 1, width, done, ur, d + base);
+            std::rotate(window, window + 1, window + 3);
         }
     });
 
@@ -179,6 +216,16 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             d[*it] = done;
         }
     };
+    // A path through a lake runs mostly straight (toward the lake's outlet), through rows the
+    // raster order has not reached, each step waiting for the last one's load: the cells a few
+    // steps ahead on a straight line are asked for early. (Addresses as integers: they may lie
+    // outside the map, which a prefetch tolerates.)
+    const auto prefetch_path = [d, u](std::size_t at, std::size_t step) {
+        constexpr std::size_t ahead = 4;
+        const std::size_t further = at + ahead * step;  // modulo 2^N, like the addresses below
+        GORGE_PREFETCH(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(d) + further));
+        GORGE_PREFETCH(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(u) + further * sizeof(T)));
+    };
     parallel_chunks(rows, workers, band_rows, [&, d, width](std::uint64_t begin, std::uint64_t end) {
         const std::size_t low = first_cell(begin) - 1, high = first_cell(end) - 1;  // the band's padded rows
         std::vector<std::size_t> path, starts;
@@ -191,7 +238,9 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
                 bool inside = true;
                 do {
                     path.push_back(c);
-                    c = neighbour(c, d[c] & direction_bits);
+                    const std::size_t next = neighbour(c, d[c] & direction_bits);
+                    prefetch_path(next, next - c);
+                    c = next;
                     inside = c >= low && c < high && (d[c] & leaves_band) == 0;
                 } while (inside && d[c] != done);
                 if (inside) {
