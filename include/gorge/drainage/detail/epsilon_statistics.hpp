@@ -361,7 +361,18 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     }
     // Step 4 again for what the search changed, in raster order: a lowered cell's own rise, and
     // its raised neighbours, which may now be overtaken.
-    for (std::size_t c = first_lowered; c <= last_lowered && lowered != 0; ++c) {
+    // (Eight marks are read at a time: the lowered cells are few and gathered in lakes.)
+    constexpr std::uint64_t lowered_marks = 0x0101010101010101u * lowered_mark;
+    const std::size_t scan_end = lowered != 0 ? last_lowered + 1 : 0;
+    for (std::size_t c = first_lowered; c < scan_end; ++c) {
+        std::uint64_t eight;
+        if (c + sizeof eight <= scan_end) {
+            std::memcpy(&eight, d + c, sizeof eight);
+            if ((eight & lowered_marks) == 0) {
+                c += sizeof eight - 1;
+                continue;
+            }
+        }
         if ((d[c] & lowered_mark) == 0) continue;
         add_gradient_rise(e[c], u[c], stats);
         for (int k = 0; k < d8_neighbours; ++k) {
