@@ -13,7 +13,7 @@
 // thread count, and the epsilon fill with and without its statistics (fill_options::
 // epsilon_statistics), as one flood (detail::run_epsilon_fill without tiles) and in tiles on each
 // thread count; and each fill as its public function runs it on one thread with the default
-// options (one flood, or tiles on a map that takes more than half the largest cache: the cost
+// options (one flood, or tiles on a map of 4096^2 cells or more: the cost
 // per cell a caller sees). Each line gives M cells/s (median and best), the cost per cell against
 // the first size, and an FNV-1a hash of the surface: the plain fills must agree, and so must the
 // epsilon fills.

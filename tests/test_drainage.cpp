@@ -2081,20 +2081,15 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
             const std::uint32_t h = (std::uint32_t(x) * 7919u ^ std::uint32_t(y) * 104729u) * 2654435761u;
             map(x, y) = float(h >> 22) * 0.01f + 0.002f * float(x + y);
         }
-    // Which maps go to tiles: 4096^2 cells or more, both sides at least 2048, and more than one
-    // thread or heights larger than half the largest cache.
+    // Which maps go to tiles: 4096^2 cells or more, both sides at least 2048.
     using gorge::detail::tiled_fill_applies;
-    const std::size_t cache = std::size_t(32) << 20;
-    CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 2, cache));
-    CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 1, cache));         // 64 MiB of heights
-    CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 1, 4 * cache - 1)); // more than half of it
-    CHECK_FALSE(tiled_fill_applies(4096, 4096, sizeof(float), 1, 4 * cache));
-    CHECK(tiled_fill_applies(4096, 4096, sizeof(double), 1, 3 * cache));    // 128 MiB
-    CHECK(tiled_fill_applies(4096, 4096, sizeof(float), 2, 4 * cache));
-    CHECK_FALSE(tiled_fill_applies(4095, 4096, sizeof(float), 2, cache));   // too few cells
-    CHECK(tiled_fill_applies(2048, 8192, sizeof(float), 2, cache));
-    CHECK_FALSE(tiled_fill_applies(2047, 8200, sizeof(float), 2, cache));   // a side too short
-    CHECK(gorge::detail::largest_cache_bytes() > 0u);
+    CHECK(tiled_fill_applies(4096, 4096));
+    CHECK_FALSE(tiled_fill_applies(4095, 4096));  // too few cells
+    CHECK_FALSE(tiled_fill_applies(4096, 4095));
+    CHECK(tiled_fill_applies(2048, 8192));
+    CHECK(tiled_fill_applies(8192, 2048));
+    CHECK_FALSE(tiled_fill_applies(2047, 8200));  // a side too short
+    CHECK_FALSE(tiled_fill_applies(8200, 2047));
     // The same surface in tiles (the default, here on two threads) and as one flood (tiles =
     // false, which ignores threads). The progress reports tell which ran: one flood reports every
     // fill_progress_interval cells of the map, 258 calls in all; the tiled fill reports only
@@ -2151,9 +2146,8 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(seen_epsilon_tiled.size() < seen_epsilon_whole.size());
     CHECK(std::is_sorted(seen_epsilon_tiled.begin(), seen_epsilon_tiled.end()));
     CHECK(seen_epsilon_tiled.back() == 1.0);
-    // On one thread both fills go to tiles only when the heights take more than half the largest
-    // cache: the reports are then the tiles' (on 4096 x 4097 cells, 20 tiles of 12 reports, not
-    // the whole-map flood's 256 and two), else the whole-map flood's.
+    // On one thread both fills go to tiles too: the reports are the tiles' (on 4096 x 4097 cells,
+    // 20 tiles of 12 reports, not the whole-map flood's 256 and two).
     gorge::grid<float> taller(side, side + 1);
     for (std::ptrdiff_t y = 0; y <= side; ++y)
         for (std::ptrdiff_t x = 0; x < side; ++x) taller(x, y) = map(x, std::min(y, side - 1)) + 0.001f * float(y == side);
@@ -2170,10 +2164,7 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     options.progress = nullptr;
     const auto ef = gorge::fill_depressions_epsilon(one_flood, options);
     const std::size_t flood_reports = 2u + taller.size() / gorge::fill_progress_interval;
-    if (tiled_fill_applies(side, side + 1, sizeof(float), 1, gorge::detail::largest_cache_bytes()))
-        CHECK(seen_one_thread.size() < flood_reports);
-    else
-        CHECK(seen_one_thread.size() == flood_reports);
+    CHECK(seen_one_thread.size() < flood_reports);
     CHECK(std::is_sorted(seen_one_thread.begin(), seen_one_thread.end()));
     CHECK(seen_one_thread.back() == 1.0);
     CHECK(eo.raised_cells == ef.raised_cells);

@@ -170,13 +170,12 @@ struct fill_options {
     bool epsilon_statistics = true;
     /// Both fills (fill_depressions_epsilon: see the end): fill a map of at least 4096^2 cells
     /// (both sides at least 2048) in tiles of 1024^2 (detail/tiled_fill.hpp), with the same result
-    /// bit for bit, when more than one thread is asked for (threads) or when its heights take more
-    /// than half the processor's largest cache (as the C library reports it; 32 MiB assumed where
-    /// it does not). Tiles stay in the caches, and run side by side on threads; they cost a
-    /// watershed label per cell. On one core: rough terrain, whose whole-map flood takes cells from all over the map, filled
-    /// 1.27x as fast in tiles at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
-    /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, about 20 %
-    /// slower (benchmarks/README.md). false floods the whole map at once on one thread. The
+    /// bit for bit, on any number of threads. Tiles stay in the caches, and run side by side on
+    /// threads; they cost a watershed label per cell. On one core: rough terrain, whose whole-map
+    /// flood takes cells from all over the map, filled 1.12-1.71x as fast in tiles at 4096^2 on a
+    /// Xeon and a Zen 4, 1.27x at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
+    /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, up to about
+    /// 20 % slower (benchmarks/README.md). false floods the whole map at once on one thread. The
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own
     /// interval inside each tile the calling thread fills). fill_depressions_epsilon goes to tiles
     /// by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their neighbours'
@@ -1440,9 +1439,7 @@ fill_stats<T> least_epsilon_surface(grid_view<const T> heights, const T* ring, g
 /// heights (4 MiB) and labels (2 MiB) stay in a server's L3 cache. 1024 was as fast as 512 or
 /// faster on the machines measured (benchmarks/README.md).
 constexpr std::ptrdiff_t tiled_fill_tile_side = 1024;
-inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height, std::size_t cell_bytes, unsigned workers,
-                               std::size_t cache_bytes);
-inline std::size_t largest_cache_bytes();
+inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height);
 template <class T>
 fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who,
                                        std::ptrdiff_t tile_side);
@@ -1468,9 +1465,7 @@ fill_stats<T> run_whole_map_flood(grid_view<T> heights, const fill_options<T>& o
 template <class T>
 fill_stats<T> run_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who) {
     validate(options, who);
-    if (options.tiles && tiled_fill_applies(heights.width(), heights.height(), sizeof(T),
-                                            resolve_threads(options.threads, std::numeric_limits<std::uint64_t>::max()),
-                                            largest_cache_bytes()))
+    if (options.tiles && tiled_fill_applies(heights.width(), heights.height()))
         return run_tiled_priority_flood(heights, options, who, tiled_fill_tile_side);
     return run_whole_map_flood(heights, options, who);
 }
@@ -1488,8 +1483,7 @@ fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& opti
                   "gorge depression fills support float and double heights");
     validate(options, who);
     const unsigned workers = resolve_threads(options.threads, std::numeric_limits<std::uint64_t>::max());
-    if (may_tile && options.tiles &&
-        tiled_fill_applies(heights.width(), heights.height(), sizeof(T), workers, largest_cache_bytes()))
+    if (may_tile && options.tiles && tiled_fill_applies(heights.width(), heights.height()))
         return run_tiled_epsilon_fill(heights, options, who, tiled_fill_tile_side);
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;

@@ -13,6 +13,8 @@
 //      height on that path. U >= F, as F is the least such maximum over all paths to an outlet,
 //      and an unraised cell drains at its own height (F = Z). Each path is walked from the cells
 //      in raster order until it meets a cell already done, then written back along the way.
+//      Step 1 already settles a cell whose drain neighbour is not raised (3.2 M of the 8192^2
+//      drainage map's 35 M raised cells: most drain into lakes, raised cells themselves).
 //   3. U = F wherever no path of E climbs past a lower way out. A raised cell is too high when
 //      U(n) > max(Z(n), least U of its neighbours); a Dijkstra search from the too-high cells
 //      lowers them and the cells that drain through them. It ends at F: were a cell still above F,

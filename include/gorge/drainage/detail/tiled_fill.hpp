@@ -43,10 +43,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__linux__)
-#include <unistd.h>
-#endif
-
 #include "../../detail/parallel.hpp"
 #include "../depression_fill.hpp"
 
@@ -65,34 +61,16 @@ namespace detail {
 /// was faster; thin maps would make thin tiles.
 constexpr std::ptrdiff_t tiled_fill_min_cells = std::ptrdiff_t(1) << 24;
 constexpr std::ptrdiff_t tiled_fill_min_side = 2 * tiled_fill_tile_side;
-/// The largest cache assumed where the C library does not say (a desktop processor's L3).
-constexpr std::size_t tiled_fill_assumed_cache_bytes = std::size_t(32) << 20;
-
-/// Bytes of the processor's largest cache (L3, else L2) as the C library reports it (glibc's
-/// sysconf on Linux), tiled_fill_assumed_cache_bytes where it does not. Asked once.
-inline std::size_t largest_cache_bytes() {
-    static const std::size_t bytes = [] {
-#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-        for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-            const long reported = sysconf(level);
-            if (reported > 0) return static_cast<std::size_t>(reported);
-        }
-#endif
-        return tiled_fill_assumed_cache_bytes;
-    }();
-    return bytes;
-}
-
-/// Whether the fills of a width x height map of cell_bytes heights go to tiles when `workers`
-/// threads can run and the largest cache holds cache_bytes (fill_options::tiles): on one thread,
-/// once the heights take more than half of that cache. (At 8192^2 floats, 256 MiB, a Xeon's 300
-/// MiB L3 did not keep the whole-map floods fast: their cost per cell grew 1.4-1.7x (plain) and
-/// 1.8-2.0x (epsilon) from 1024^2, the tiles' 1.1-1.3x and 1.3-1.45x.)
-inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height, std::size_t cell_bytes, unsigned workers,
-                               std::size_t cache_bytes) {
-    if (width < tiled_fill_min_side || height < tiled_fill_min_side || width < tiled_fill_min_cells / height) return false;
-    return workers > 1 || 2.0 * static_cast<double>(width) * static_cast<double>(height) * static_cast<double>(cell_bytes) >
-                              static_cast<double>(cache_bytes);
+/// Whether the fills of a width x height map go to tiles (fill_options::tiles): on any number of
+/// threads, once the map is large enough. The tiles used to wait, on one thread, until the
+/// heights took more than half the largest cache the C library reported; but a server reports
+/// its whole L3 (a Xeon 300 MiB, a 2-core EPYC virtual machine 508 MiB, the sum of chiplets of
+/// 32 MiB each), of which one core reaches only a part quickly. At 4096^2 (64 MiB of floats),
+/// which both kept as one flood, rough terrain filled 1.12-1.71x as fast in tiles on one core of
+/// either, and smooth terrain 0.92-1.08x on the EPYC (benchmarks/README.md, "4096^2 maps in
+/// tiles").
+inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height) {
+    return width >= tiled_fill_min_side && height >= tiled_fill_min_side && width >= tiled_fill_min_cells / height;
 }
 
 /// A cell's watershed label inside its tile: tile_outlet_label for cells that drain out of the
