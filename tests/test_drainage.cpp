@@ -2086,6 +2086,9 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(tiled_fill_applies(4096, 4096));
     CHECK_FALSE(tiled_fill_applies(4095, 4096));  // too few cells
     CHECK_FALSE(tiled_fill_applies(4096, 4095));
+    CHECK_FALSE(tiled_fill_applies(4095, 4097));  // 4096^2 - 1 cells
+    CHECK_FALSE(tiled_fill_applies(4097, 4095));
+    CHECK(tiled_fill_applies(4098, 4095));         // more than 4096^2 cells
     CHECK(tiled_fill_applies(2048, 8192));
     CHECK(tiled_fill_applies(8192, 2048));
     CHECK_FALSE(tiled_fill_applies(2047, 8200));  // a side too short

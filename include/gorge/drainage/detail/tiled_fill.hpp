@@ -70,7 +70,9 @@ constexpr std::ptrdiff_t tiled_fill_min_side = 2 * tiled_fill_tile_side;
 /// either, and smooth terrain 0.92-1.08x on the EPYC (benchmarks/README.md, "4096^2 maps in
 /// tiles").
 inline bool tiled_fill_applies(std::ptrdiff_t width, std::ptrdiff_t height) {
-    return width >= tiled_fill_min_side && height >= tiled_fill_min_side && width >= tiled_fill_min_cells / height;
+    // width * height >= tiled_fill_min_cells, without the product (which could overflow)
+    return width >= tiled_fill_min_side && height >= tiled_fill_min_side &&
+           width >= (tiled_fill_min_cells + height - 1) / height;
 }
 
 /// A cell's watershed label inside its tile: tile_outlet_label for cells that drain out of the
