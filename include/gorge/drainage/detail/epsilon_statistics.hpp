@@ -154,9 +154,13 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
     auto neighbour = [&](std::size_t c, int k) { return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]); };
     auto first_cell = [&](std::uint64_t y) { return work.index(0, static_cast<std::ptrdiff_t>(y)); };
-    auto input = [&](std::size_t c) {  // Z of padded cell c (+0 for -0, as in the working copy)
-        return heights.row(static_cast<std::ptrdiff_t>(c / pitch) - 1)[c % pitch - 1] + T(0);
+    // Z of a data cell c of the padded map, and of its neighbour k at input_at(c)[input_off[k]]
+    // (add +0 for -0, as in the working copy).
+    auto input_at = [&](std::size_t c) {
+        return heights.row(static_cast<std::ptrdiff_t>(c / pitch) - 1) + (c % pitch - 1);
     };
+    std::ptrdiff_t input_off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) input_off[k] = d8_offset(k, heights.stride());
 
     // Step 1, with U = Z: a raised cell (E > Z) gets its drain direction; d8_sink marks a cell
     // whose U is final. `leaves_band` is added to the direction of a cell whose walk left its band.
@@ -174,13 +178,12 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     std::uint8_t* d = drain.data();
     // Z around each row from three padded rows of the input (0 beyond the map: only edge cells,
     // never raised, read there).
-    const std::uint64_t height = rows;
     parallel_chunks(rows, workers, band_rows, [&, e, u, d, width](std::uint64_t begin, std::uint64_t end) {
         std::vector<T> window_rows(3 * pitch);
         T* window[3] = {window_rows.data(), window_rows.data() + pitch, window_rows.data() + 2 * pitch};
         const auto load = [&](T* to, std::uint64_t y) {  // input row y - 1 into `to`
             to[0] = to[width + 1] = T(0);
-            if (y == 0 || y > height) {
+            if (y == 0 || y > rows) {
                 std::fill_n(to + 1, width, T(0));
                 return;
             }
@@ -328,9 +331,6 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
     for (std::size_t i : counted) d[i] = static_cast<std::uint8_t>(d[i] | overtaken_mark);
     radix_heap<key, std::size_t> queue;
     for (const auto& cell : too_high) queue.push(cell.first, cell.second);
-    // Z of neighbour k of a data cell, from that cell's Z: offsets in the input's rows.
-    std::ptrdiff_t input_off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) input_off[k] = d8_offset(k, heights.stride());
     cell_fifo<std::size_t> level;
     std::size_t lowered = 0, first_lowered = cells, last_lowered = 0;
     while (!queue.empty()) {
@@ -343,7 +343,7 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             ++lowered;
             first_lowered = std::min(first_lowered, c);
             last_lowered = std::max(last_lowered, c);
-            const T* const zc = heights.row(static_cast<std::ptrdiff_t>(c / pitch) - 1) + (c % pitch - 1);
+            const T* const zc = input_at(c);
             for (int k = 0; k < d8_neighbours; ++k) {
                 const std::size_t n = neighbour(c, k);
                 if (!(v < u[n]) || !(e[n] > u[n])) continue;  // not above v, or not raised
@@ -377,11 +377,12 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
         }
         if ((d[c] & lowered_mark) == 0) continue;
         add_gradient_rise(e[c], u[c], stats);
+        const T* const zc = input_at(c);
         for (int k = 0; k < d8_neighbours; ++k) {
             const std::size_t n = neighbour(c, k);
             // U >= Z: a neighbour whose U is not above u[c] has no Z above it (is_overtaken).
             if (!(u[c] < u[n]) || !(e[n] > u[n]) || (d[n] & overtaken_mark) != 0 ||
-                !is_overtaken(input(n), e[n], u[c]))
+                !is_overtaken(zc[input_off[k]] + T(0), e[n], u[c]))
                 continue;
             d[n] = static_cast<std::uint8_t>(d[n] | overtaken_mark);
             ++stats.overtaken_cells;
