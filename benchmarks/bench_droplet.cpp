@@ -10,32 +10,14 @@
 
 #include <gorge/gorge.hpp>
 
+#include "droplet_workload.hpp"
+
 namespace {
 
-constexpr int map_side = 1024;
-constexpr std::uint64_t droplet_count = 1000000;
-
-/// fBm over the unit square, rescaled to [0, 1].
-const gorge::grid<float>& fbm_map() {
-    static const gorge::grid<float> map = [] {
-        gorge::fbm_params<float> params;
-        params.frequency = 4;
-        params.octaves = 8;
-        params.gain = 0.5f;
-        gorge::grid<float> g(map_side, map_side);
-        for (int y = 0; y < map_side; ++y)
-            for (int x = 0; x < map_side; ++x)
-                g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(map_side), params).x;
-        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-        const float low = *lo, range = *hi - *lo;
-        for (float& h : g) h = (h - low) / range;
-        return g;
-    }();
-    return map;
-}
+using gorge_bench::droplet_count;
 
 void run(benchmark::State& state, const gorge::droplet_options& options) {
-    const gorge::grid<float>& source = fbm_map();
+    const gorge::grid<float>& source = gorge_bench::droplet_map();
     gorge::grid<float> work = source;
     for (auto _ : state) {
         state.PauseTiming();

@@ -17,6 +17,8 @@
 #include <gorge/noise/gradient_noise.hpp>
 #include <gorge/simd/tile.hpp>
 
+#include "filter_workloads.hpp"
+
 namespace {
 
 constexpr int tile_size = 512;
@@ -56,13 +58,9 @@ void run_tile_api(benchmark::State& state, Fill&& fill, int side = tile_size) {
     state.counters["lanes"] = double(gorge::simd_lanes<float>());
 }
 
-/// The filter benchmarks' input: a fixed sloped plane, so that they measure the filter alone.
-struct sloped_plane {
-    template <class T>
-    gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
-        return {glm::vec<3, T>(T(0.5f) + T(0.3f) * p.x, T(0.3f), T(-0.2f)), T(0.0f)};
-    }
-};
+using gorge_bench::demo_field;
+using gorge_bench::demo_tile_settings;
+using gorge_bench::sloped_plane;
 
 void filter_scalar(benchmark::State& state) {
     const gorge::erosion_params<float> params;
@@ -126,25 +124,9 @@ void demo_pipeline_scalar(benchmark::State& state) {
 }
 BENCHMARK(demo_pipeline_scalar)->Unit(benchmark::kMillisecond);
 
-/// The published demo as a tile field: 3-octave fBm height with its own fade target
-/// (gorge/filter/demo_pipeline.hpp), filtered by erode_tile with the demo's height offset.
-template <class Hash = gorge::pcg3d_hash>
-struct demo_field {
-    template <class T>
-    gorge::height_sample<T> operator()(const glm::vec<2, T>& p) const {
-        const glm::vec<3, T> n =
-            gorge::fbm<Hash>(p, gorge::demo::height_fbm<float>()) * T(float(gorge::demo::height_amplitude));
-        const T fade = gorge::detail::clamp(
-            n.x / T(float(gorge::demo::height_amplitude * gorge::demo::fade_range)), T(-1.0f), T(1.0f));
-        const T half(0.5f);
-        return {glm::vec<3, T>(T(float(gorge::demo::base_height)) + half * n.x, half * n.y, half * n.z), fade};
-    }
-};
-
 template <class Hash>
 void demo_pipeline_simd_with(benchmark::State& state) {
-    gorge::tile_settings<float> settings;
-    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
+    const gorge::tile_settings<float> settings = demo_tile_settings();
     run_tile_api(state, [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
         gorge::erode_tile<Hash>(demo_field<Hash>{}, s, 0, 0, b, settings);
     });
@@ -158,9 +140,7 @@ BENCHMARK(demo_pipeline_simd_prime_xor)->Unit(benchmark::kMillisecond);
 /// Thread scaling of the demo tile, 512^2 and 2048^2 (rows shared through erode_tile's work
 /// counter); wall time.
 void demo_pipeline_simd_threads(benchmark::State& state) {
-    gorge::tile_settings<float> settings;
-    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
-    settings.threads = static_cast<unsigned>(state.range(0));
+    const gorge::tile_settings<float> settings = demo_tile_settings(static_cast<unsigned>(state.range(0)));
     run_tile_api(
         state,
         [&](const gorge::tile_sampling<float>& s, const gorge::tile_buffers<float>& b) {
@@ -181,8 +161,7 @@ void demo_pipeline_simd_copies(benchmark::State& state) {
     const auto copies = static_cast<std::size_t>(state.range(0));
     const std::size_t points = std::size_t(tile_size) * tile_size;
     std::vector<std::vector<float>> out(copies, std::vector<float>(points));
-    gorge::tile_settings<float> settings;
-    settings.height_offset = glm::vec2(float(gorge::demo::height_offset_o), float(gorge::demo::height_offset_k));
+    const gorge::tile_settings<float> settings = demo_tile_settings();
     gorge::tile_sampling<float> sampling;
     sampling.spacing = glm::vec2(tile_spacing);
     const auto fill = [&](std::size_t c) {

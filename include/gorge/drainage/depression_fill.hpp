@@ -173,7 +173,7 @@ struct fill_options {
     /// bit for bit, on any number of threads. Tiles stay in the caches, and run side by side on
     /// threads; they cost a watershed label per cell. On one core: rough terrain, whose whole-map
     /// flood takes cells from all over the map, filled 1.12-1.71x as fast in tiles at 4096^2 on a
-    /// Xeon and a Zen 4, 1.27x at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
+    /// Xeon and a Zen 5, 1.27x at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
     /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, up to about
     /// 20 % slower (benchmarks/README.md). false floods the whole map at once on one thread. The
     /// progress fractions of a tiled fill count the cells of the tiles done (with their own

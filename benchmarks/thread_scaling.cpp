@@ -1,0 +1,373 @@
+// thread_scaling: how erode_tile and the tiled droplet schedule scale on this machine, next to
+// what the machine itself allows, and the clock its cores run at.
+//
+//   thread_scaling THREADS ROUNDS
+//   thread_scaling pairs ROUNDS
+//
+// Every round runs each measurement below once, one after another, so that a machine whose speed
+// drifts (a shared host) affects a round's figures alike; ratios are taken within a round and the
+// medians over the rounds are printed.
+//   clock          a chain of dependent register adds (one cycle each on x86-64) on one core alone,
+//                  then on THREADS cores at once: the clock one busy core gets, and the slowest and
+//                  median clock when THREADS cores are busy (x86-64 with GCC or Clang only)
+//   FMAs           independent vector FMAs (the build's widest: AVX-512 or AVX2) on one core, then
+//                  on THREADS cores at once, pinned: per cycle at the one-core clock, and the
+//                  ceiling of purely vector-bound work on THREADS cores (x86-64 Linux only)
+//   filter         the 512^2 erode_tile of a sloped plane on one thread (bench_filter's
+//                  filter_simd): points per second, and cycles per point at the one-core clock (an
+//                  upper bound where wide vector work lowers the clock)
+//   copies         THREADS independent one-thread 512^2 demo tiles at once, one per std::thread
+//                  (bench_filter's demo_pipeline_simd_copies): THREADS busy cores' work over one
+//                  core's, the ceiling of any schedule
+//   tile 512/2048  the demo tile on 1 and on THREADS threads (demo_pipeline_simd_threads)
+//   droplets       1 M droplets on the 1024^2 benchmark map, tiled schedule, on 1 and on THREADS
+//                  threads (bench_droplet's droplets_1024_mt); the maps must agree bit for bit
+//   droplet copies THREADS serial runs at once of 1/THREADS of the droplets, each on its own copy
+//                  of the map: what THREADS busy cores give droplet work, the droplets' ceiling
+// pairs mode (x86-64 Linux, AVX2 with FMA or AVX-512): each cpu's vector FMA rate alone, then every
+// pair of cpus at once, then all of them: two cpus that are one core's hardware threads share its
+// vector units, which a virtual machine may not report; all at once shows what the vector units
+// of every core give together (clock, power).
+// Issue 13 asks for at least 14x at 16 threads for tiles and tiled droplets.
+//
+// Build (a Release build of the benchmarks builds it too):
+//   g++ -O3 -DNDEBUG -std=c++17 -march=native -pthread -Iinclude -Ibenchmarks benchmarks/thread_scaling.cpp -o thread_scaling
+//   ./thread_scaling 16 5
+//
+// SPDX-License-Identifier: MPL-2.0
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+#include <gorge/erosion/droplet.hpp>
+#include <gorge/simd/tile.hpp>
+
+#include "droplet_workload.hpp"
+#include "filter_workloads.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clock
+// ---------------------------------------------------------------------------------------------
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+constexpr bool can_count_cycles = true;
+constexpr std::uint64_t adds_per_step = 64;       // dependent adds per loop step (one .rept block)
+constexpr std::uint64_t clock_steps = 25'000'000;  // 1.6 G adds: about half a second at 3 GHz
+
+/// GHz of the calling thread's core: dependent adds (one cycle of latency each) per nanosecond.
+double measure_ghz() {
+    // A register operand, not an immediate: some cores (Intel's Golden Cove) fold chains of
+    // immediate adds while renaming and run them faster than one a cycle.
+    std::uint64_t x = 0, one = 1;
+    asm volatile("" : "+r"(one));
+    const auto start = clock_type::now();
+    for (std::uint64_t i = 0; i < clock_steps; ++i) asm volatile(".rept 64\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
+    const double took = seconds_since(start);
+    if (x != clock_steps * adds_per_step) std::abort();
+    return double(x) / took * 1e-9;
+}
+#else
+constexpr bool can_count_cycles = false;
+double measure_ghz() { return 0.0; }
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Vector throughput, and which cores share their vector units (pairs mode)
+// ---------------------------------------------------------------------------------------------
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__) && \
+    (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))
+constexpr bool can_count_fma = true;
+#if defined(__AVX512F__)
+#define GORGE_BENCH_VREG(n) "%%zmm" #n
+#else
+#define GORGE_BENCH_VREG(n) "%%ymm" #n
+#endif
+#define GORGE_BENCH_ZERO(n) "vxorps %%xmm" #n ", %%xmm" #n ", %%xmm" #n "\n\t"
+#define GORGE_BENCH_FMA(n) "vfmadd231ps " GORGE_BENCH_VREG(0) ", " GORGE_BENCH_VREG(1) ", " GORGE_BENCH_VREG(n) "\n\t"
+constexpr std::uint64_t fma_per_step = 80;        // 8 rounds of 10 independent accumulators
+constexpr std::uint64_t fma_steps = 1'000'000;    // 80 M FMAs: about 16 ms at 2 a cycle and 2.5 GHz
+
+/// G vector FMA instructions per second on the calling thread's core: ten independent
+/// accumulators (enough to hide a latency of 4 cycles at 2 a cycle), all of zeros (no denormals).
+double measure_fma_rate() {
+    const auto start = clock_type::now();
+    for (std::uint64_t i = 0; i < fma_steps; ++i)
+        asm volatile(GORGE_BENCH_ZERO(0) GORGE_BENCH_ZERO(1) GORGE_BENCH_ZERO(2) GORGE_BENCH_ZERO(3)
+                     GORGE_BENCH_ZERO(4) GORGE_BENCH_ZERO(5) GORGE_BENCH_ZERO(6) GORGE_BENCH_ZERO(7)
+                     GORGE_BENCH_ZERO(8) GORGE_BENCH_ZERO(9) GORGE_BENCH_ZERO(10) GORGE_BENCH_ZERO(11)
+                     ".rept 8\n\t" GORGE_BENCH_FMA(2) GORGE_BENCH_FMA(3) GORGE_BENCH_FMA(4) GORGE_BENCH_FMA(5)
+                     GORGE_BENCH_FMA(6) GORGE_BENCH_FMA(7) GORGE_BENCH_FMA(8) GORGE_BENCH_FMA(9)
+                     GORGE_BENCH_FMA(10) GORGE_BENCH_FMA(11) ".endr"
+                     :
+                     :
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+                       "xmm11");
+    return double(fma_steps * fma_per_step) / seconds_since(start) * 1e-9;
+}
+#undef GORGE_BENCH_VREG
+#undef GORGE_BENCH_ZERO
+#undef GORGE_BENCH_FMA
+
+/// Pins the calling thread to `cpu`; false when it cannot be.
+bool pin_to(unsigned cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+/// The FMA rate of each cpu in `cpus`, all busy at once (started together), each on its own
+/// pinned thread (the calling thread stays unpinned: threads started later inherit its cpus).
+std::vector<double> fma_rates_on(const std::vector<unsigned>& cpus) {
+    std::vector<double> rates(cpus.size());
+    std::atomic<std::size_t> ready{0};
+    const auto run = [&](std::size_t t) {
+        if (!pin_to(cpus[t])) std::abort();
+        ready.fetch_add(1);
+        while (ready.load() < cpus.size()) std::this_thread::yield();
+        rates[t] = measure_fma_rate();
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t t = 0; t < cpus.size(); ++t) workers.emplace_back(run, t);
+    for (std::thread& w : workers) w.join();
+    return rates;
+}
+
+/// pairs mode: each cpu's FMA rate alone, every pair's together, and all at once. Two cpus that
+/// are one core's hardware threads (SMT siblings, which a virtual machine may not report) share
+/// its vector units: together they get about the rate of one.
+int run_pairs(int rounds) {
+    const unsigned n = std::thread::hardware_concurrency();
+    std::vector<double> alone(n, 0.0);
+    for (unsigned c = 0; c < n; ++c) {
+        std::vector<double> runs;
+        for (int r = 0; r < rounds; ++r) runs.push_back(fma_rates_on({c})[0]);
+        alone[c] = median(runs);
+        std::printf("cpu %2u alone: %.2f G FMA/s\n", c, alone[c]);
+    }
+    constexpr double shared_below = 0.75;  // a pair below this share of its two alone rates shares a core
+    std::vector<double> shares;
+    for (unsigned a = 0; a < n; ++a)
+        for (unsigned b = a + 1; b < n; ++b) {
+            std::vector<double> runs;
+            for (int r = 0; r < rounds; ++r) {
+                const std::vector<double> both = fma_rates_on({a, b});
+                runs.push_back((both[0] + both[1]) / (alone[a] + alone[b]));
+            }
+            shares.push_back(median(runs));
+            if (shares.back() < shared_below) std::printf("cpus %u and %u together: %.2f of their rates alone\n", a, b, shares.back());
+        }
+    if (!shares.empty()) {
+        const auto [low, high] = std::minmax_element(shares.begin(), shares.end());
+        std::printf("pairs: median %.2f of their rates alone (%.2f-%.2f)\n", median(shares), *low, *high);
+    }
+    std::vector<unsigned> all(n);
+    for (unsigned c = 0; c < n; ++c) all[c] = c;
+    double sum_alone = 0.0;
+    for (const double a : alone) sum_alone += a;
+    for (int r = 0; r < rounds; ++r) {
+        const std::vector<double> rates = fma_rates_on(all);
+        double sum = 0.0;
+        for (const double v : rates) sum += v;
+        std::printf("all %u at once: %.2f of their rates alone (%.2fx one cpu)\n", n, sum / sum_alone,
+                    sum / (sum_alone / double(n)));
+    }
+    return 0;
+}
+#else
+constexpr bool can_count_fma = false;
+double measure_fma_rate() { return 0.0; }
+std::vector<double> fma_rates_on(const std::vector<unsigned>& cpus) { return std::vector<double>(cpus.size(), 0.0); }
+int run_pairs(int) {
+    std::fprintf(stderr, "thread_scaling: pairs mode needs x86-64 Linux with AVX2 and FMA or AVX-512\n");
+    return 2;
+}
+#endif
+
+/// The clock of each of `threads` cores busy at once (started together).
+std::vector<double> measure_ghz_on(unsigned threads) {
+    std::vector<double> ghz(threads);
+    std::atomic<unsigned> ready{0};
+    const auto run = [&](unsigned t) {
+        ready.fetch_add(1);
+        while (ready.load() < threads) std::this_thread::yield();
+        ghz[t] = measure_ghz();
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(run, t);
+    run(0);
+    for (std::thread& h : helpers) h.join();
+    return ghz;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The workloads
+// ---------------------------------------------------------------------------------------------
+
+constexpr int small_tile = 512, large_tile = 2048;
+
+/// Seconds for one erode_tile of `field` over a side^2 tile at spacing 1/side.
+template <class Field>
+double time_tile(const Field& field, int side, const gorge::tile_settings<float>& settings, std::vector<float>& out) {
+    out.assign(std::size_t(side) * std::size_t(side), 0.0f);
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(1.0f / float(side));
+    gorge::tile_buffers<float> buffers;
+    buffers.height = gorge::grid_view<float>(out.data(), side, side);
+    const auto start = clock_type::now();
+    gorge::erode_tile(field, sampling, 0, 0, buffers, settings);
+    return seconds_since(start);
+}
+
+/// Seconds for `copies` one-thread 512^2 demo tiles at once, one per std::thread.
+double time_copies(unsigned copies) {
+    std::vector<std::vector<float>> out(copies);
+    const gorge::tile_settings<float> settings = gorge_bench::demo_tile_settings();
+    const auto fill = [&](unsigned c) { time_tile(gorge_bench::demo_field<>{}, small_tile, settings, out[c]); };
+    const auto start = clock_type::now();
+    std::vector<std::thread> helpers;
+    for (unsigned c = 1; c < copies; ++c) helpers.emplace_back(fill, c);
+    fill(0);
+    for (std::thread& h : helpers) h.join();
+    return seconds_since(start);
+}
+
+/// Seconds for 1 M tiled droplets on `threads` threads; the eroded map is left in `work`.
+double time_droplets(unsigned threads, gorge::grid<float>& work) {
+    work = gorge_bench::droplet_map();
+    gorge::droplet_options options;
+    options.schedule = gorge::droplet_schedule::tiled;
+    options.threads = threads;
+    const auto start = clock_type::now();
+    gorge::erode_droplets(work, gorge_bench::droplet_count, {}, options);
+    return seconds_since(start);
+}
+
+/// Seconds for `copies` serial-schedule runs at once, one per std::thread, each of
+/// droplet_count / `share` droplets on its own copy of the map: the droplets' own ceiling (with
+/// share = THREADS, each copy does what one of THREADS threads does in the tiled run).
+double time_droplet_copies(unsigned copies, unsigned share) {
+    std::vector<gorge::grid<float>> maps(copies, gorge_bench::droplet_map());
+    const auto run = [&](unsigned c) { gorge::erode_droplets(maps[c], gorge_bench::droplet_count / share); };
+    const auto start = clock_type::now();
+    std::vector<std::thread> helpers;
+    for (unsigned c = 1; c < copies; ++c) helpers.emplace_back(run, c);
+    run(0);
+    for (std::thread& h : helpers) h.join();
+    return seconds_since(start);
+}
+
+struct series {
+    const char* name;
+    std::vector<double> values;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | thread_scaling pairs ROUNDS\n");
+        return 2;
+    }
+    if (std::strcmp(argv[1], "pairs") == 0) return run_pairs(std::max(1, std::atoi(argv[2])));
+    const int threads_arg = std::atoi(argv[1]), rounds = std::atoi(argv[2]);
+    if (threads_arg < 2 || threads_arg > int(gorge::max_threads) || rounds < 1) {
+        std::fprintf(stderr, "thread_scaling: THREADS must be in 2..%u and ROUNDS at least 1\n", gorge::max_threads);
+        return 2;
+    }
+    const auto threads = unsigned(threads_arg);
+    std::printf("thread_scaling: %u threads, %d rounds, %u float lanes, hardware threads %u\n", threads, rounds,
+                unsigned(gorge::simd_lanes<float>()), std::thread::hardware_concurrency());
+    gorge_bench::droplet_map();  // made before the first timing
+
+    series ghz_one{"clock, one busy core (GHz)", {}}, ghz_all_low{"clock, all busy: slowest core (GHz)", {}},
+        ghz_all_mid{"clock, all busy: median core (GHz)", {}}, fma_one{"vector FMAs, one busy core (G/s)", {}},
+        fma_per_cycle{"vector FMAs per cycle at the one-core clock", {}},
+        fma_all_gain{"vector FMAs, THREADS busy cores over one", {}},
+        filter_rate{"filter 512^2, one thread (M points/s)", {}},
+        filter_cycles{"filter: cycles per point at the one-core clock", {}},
+        copies_gain{"copies: THREADS busy cores' work over one core's", {}},
+        tile_small_gain{"demo tile 512^2: speed-up on THREADS threads", {}},
+        tile_large_gain{"demo tile 2048^2: speed-up on THREADS threads", {}},
+        droplet_copies_gain{"droplet copies: THREADS busy cores' work over one's", {}},
+        droplet_gain{"tiled droplets: speed-up on THREADS threads", {}},
+        droplet_one{"tiled droplets, one thread (s)", {}};
+    std::vector<float> out;
+    gorge::grid<float> eroded_one, eroded_many;
+    for (int r = 0; r < rounds; ++r) {
+        if (can_count_cycles) {
+            ghz_one.values.push_back(measure_ghz());
+            const std::vector<double> all = measure_ghz_on(threads);
+            ghz_all_low.values.push_back(*std::min_element(all.begin(), all.end()));
+            ghz_all_mid.values.push_back(median(all));
+        }
+        if (can_count_fma) {
+            fma_one.values.push_back(measure_fma_rate());
+            if (can_count_cycles) fma_per_cycle.values.push_back(fma_one.values.back() / ghz_one.values.back());
+            std::vector<unsigned> cpus(threads);
+            for (unsigned c = 0; c < threads; ++c) cpus[c] = c % std::max(1u, std::thread::hardware_concurrency());
+            const std::vector<double> rates = fma_rates_on(cpus);
+            double sum = 0.0;
+            for (const double rate : rates) sum += rate;
+            fma_all_gain.values.push_back(sum / fma_one.values.back());
+        }
+        const double filter_s = time_tile(gorge_bench::sloped_plane{}, small_tile, {}, out);
+        filter_rate.values.push_back(double(small_tile) * small_tile / filter_s * 1e-6);
+        if (can_count_cycles) filter_cycles.values.push_back(ghz_one.values.back() * 1e3 / filter_rate.values.back());
+
+        copies_gain.values.push_back(double(threads) * time_copies(1) / time_copies(threads));
+        for (const int side : {small_tile, large_tile}) {
+            const double one = time_tile(gorge_bench::demo_field<>{}, side, gorge_bench::demo_tile_settings(1), out);
+            const double many =
+                time_tile(gorge_bench::demo_field<>{}, side, gorge_bench::demo_tile_settings(threads), out);
+            (side == small_tile ? tile_small_gain : tile_large_gain).values.push_back(one / many);
+        }
+        droplet_copies_gain.values.push_back(double(threads) * time_droplet_copies(1, threads) /
+                                             time_droplet_copies(threads, threads));
+        const double drop_one = time_droplets(1, eroded_one), drop_many = time_droplets(threads, eroded_many);
+        if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) != 0) {
+            std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
+            return 1;
+        }
+        droplet_one.values.push_back(drop_one);
+        droplet_gain.values.push_back(drop_one / drop_many);
+
+        std::printf("round %d:", r);
+        for (const series* s : {&ghz_one, &ghz_all_low, &fma_all_gain, &filter_rate, &copies_gain, &tile_small_gain,
+                                &tile_large_gain, &droplet_copies_gain, &droplet_gain})
+            if (!s->values.empty()) std::printf(" %.2f", s->values.back());
+        std::printf("  (clock one/all-low, FMA all/one, filter M/s, copies, tile 512, tile 2048, droplet copies, droplets)\n");
+    }
+    for (const series* s : {&ghz_one, &ghz_all_low, &ghz_all_mid, &fma_one, &fma_per_cycle, &fma_all_gain, &filter_rate, &filter_cycles, &copies_gain,
+                            &tile_small_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain, &droplet_one}) {
+        if (s->values.empty()) continue;
+        const auto [low, high] = std::minmax_element(s->values.begin(), s->values.end());
+        std::printf("%-52s median %8.2f  (rounds %.2f-%.2f)\n", s->name, median(s->values), *low, *high);
+    }
+    return 0;
+}
