@@ -10,27 +10,20 @@
 
 #include <gorge/gorge.hpp>
 
+#include "droplet_workload.hpp"
+
 namespace {
 
-constexpr int map_side = 1024;
+constexpr int map_side = gorge_bench::droplet_map_side;
 constexpr int passes = 20;
 constexpr float map_extent = 10000.0f;  // metres
 constexpr float relief = 2000.0f;       // metres
 
-/// fBm over the unit square, rescaled to [0, relief].
+/// The droplet benchmarks' fBm map (benchmarks/droplet_workload.hpp), rescaled to [0, relief].
 const gorge::grid<float>& fbm_map() {
     static const gorge::grid<float> map = [] {
-        gorge::fbm_params<float> params;
-        params.frequency = 4;
-        params.octaves = 8;
-        params.gain = 0.5f;
-        gorge::grid<float> g(map_side, map_side);
-        for (int y = 0; y < map_side; ++y)
-            for (int x = 0; x < map_side; ++x)
-                g(x, y) = gorge::fbm(glm::vec2(float(x), float(y)) / float(map_side), params).x;
-        const auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-        const float low = *lo, range = *hi - *lo;
-        for (float& h : g) h = (h - low) / range * relief;
+        gorge::grid<float> g = gorge_bench::droplet_map();
+        for (float& h : g) h *= relief;
         return g;
     }();
     return map;

@@ -244,17 +244,25 @@ double time_tile(const Field& field, int side, const gorge::tile_settings<float>
     return seconds_since(start);
 }
 
+/// Seconds for run(0), ..., run(copies - 1) at once: run(0) on the calling thread, the others on
+/// one std::thread each.
+template <class Run>
+double time_at_once(unsigned copies, const Run& run) {
+    const auto start = clock_type::now();
+    std::vector<std::thread> helpers;
+    for (unsigned c = 1; c < copies; ++c) helpers.emplace_back(run, c);
+    run(0);
+    for (std::thread& h : helpers) h.join();
+    return seconds_since(start);
+}
+
 /// Seconds for `copies` one-thread 512^2 demo tiles at once, one per std::thread.
 double time_copies(unsigned copies) {
     std::vector<std::vector<float>> out(copies);
     const gorge::tile_settings<float> settings = gorge_bench::demo_tile_settings();
-    const auto fill = [&](unsigned c) { time_tile(gorge_bench::demo_field<>{}, small_tile, settings, out[c]); };
-    const auto start = clock_type::now();
-    std::vector<std::thread> helpers;
-    for (unsigned c = 1; c < copies; ++c) helpers.emplace_back(fill, c);
-    fill(0);
-    for (std::thread& h : helpers) h.join();
-    return seconds_since(start);
+    return time_at_once(copies, [&](unsigned c) {
+        time_tile(gorge_bench::demo_field<>{}, small_tile, settings, out[c]);
+    });
 }
 
 /// Seconds for 1 M tiled droplets on `threads` threads; the eroded map is left in `work`.
@@ -273,13 +281,7 @@ double time_droplets(unsigned threads, gorge::grid<float>& work) {
 /// share = THREADS, each copy does what one of THREADS threads does in the tiled run).
 double time_droplet_copies(unsigned copies, unsigned share) {
     std::vector<gorge::grid<float>> maps(copies, gorge_bench::droplet_map());
-    const auto run = [&](unsigned c) { gorge::erode_droplets(maps[c], gorge_bench::droplet_count / share); };
-    const auto start = clock_type::now();
-    std::vector<std::thread> helpers;
-    for (unsigned c = 1; c < copies; ++c) helpers.emplace_back(run, c);
-    run(0);
-    for (std::thread& h : helpers) h.join();
-    return seconds_since(start);
+    return time_at_once(copies, [&](unsigned c) { gorge::erode_droplets(maps[c], gorge_bench::droplet_count / share); });
 }
 
 struct series {
