@@ -163,6 +163,10 @@ std::vector<double> fma_rates_on(const std::vector<unsigned>& cpus) {
 /// its vector units: together they get about the rate of one.
 int run_pairs(int rounds) {
     const unsigned n = std::thread::hardware_concurrency();
+    if (n < 2) {
+        std::fprintf(stderr, "thread_scaling: pairs mode needs at least 2 cpus (found %u)\n", n);
+        return 2;
+    }
     std::vector<double> alone(n, 0.0);
     for (unsigned c = 0; c < n; ++c) {
         std::vector<double> runs;
