@@ -3,6 +3,7 @@
 //
 //   thread_scaling THREADS ROUNDS
 //   thread_scaling pairs ROUNDS
+//   thread_scaling small THREADS
 //
 // Every round runs each measurement below once, one after another, so that a machine whose speed
 // drifts (a shared host) affects a round's figures alike; ratios are taken within a round and the
@@ -28,6 +29,8 @@
 // pair of cpus at once, then all of them: two cpus that are one core's hardware threads share its
 // vector units, which a virtual machine may not report; all at once shows what the vector units
 // of every core give together (clock, power).
+// small mode: the demo tile from 16^2 to 512^2 on one thread and on THREADS, medians of many
+// calls: what a small tile gains or loses from threads (gorge::tile_points_per_thread).
 // Issue 13 asks for at least 14x at 16 threads for tiles and tiled droplets.
 //
 // Build (a Release build of the benchmarks builds it too):
@@ -288,6 +291,37 @@ double time_droplet_copies(unsigned copies, unsigned share) {
     return time_at_once(copies, [&](unsigned c) { gorge::erode_droplets(maps[c], gorge_bench::droplet_count / share); });
 }
 
+/// small mode: the demo tile from 16^2 to 512^2 (spacing 1/512) on one thread and on `threads`,
+/// medians of many calls: how small a tile still gains from threads (gorge::tile_points_per_thread).
+int run_small(unsigned threads) {
+    constexpr int spacing_side = 512;
+    constexpr double measured_points_per_side = 4e6;  // calls per side: about 4 M points, at least 5
+    constexpr int least_calls = 5;
+    std::vector<float> out;
+    for (const int side : {16, 32, 64, 128, 256, 512}) {
+        const int calls = std::max(least_calls, int(measured_points_per_side / double(side * side)));
+        double medians[2];
+        for (int k = 0; k < 2; ++k) {
+            std::vector<double> runs;
+            for (int c = 0; c < calls; ++c) {
+                out.assign(std::size_t(side) * std::size_t(side), 0.0f);
+                gorge::tile_sampling<float> sampling;
+                sampling.spacing = glm::vec2(1.0f / float(spacing_side));
+                gorge::tile_buffers<float> buffers;
+                buffers.height = gorge::grid_view<float>(out.data(), side, side);
+                const auto settings = gorge_bench::demo_tile_settings(k == 0 ? 1 : threads);
+                const auto start = clock_type::now();
+                gorge::erode_tile(gorge_bench::demo_field<>{}, sampling, 0, 0, buffers, settings);
+                runs.push_back(seconds_since(start) * 1e6);
+            }
+            medians[k] = median(runs);
+        }
+        std::printf("%4d^2: 1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0], threads,
+                    medians[1], medians[0] / medians[1]);
+    }
+    return 0;
+}
+
 struct series {
     const char* name;
     std::vector<double> values;
@@ -297,10 +331,11 @@ struct series {
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | thread_scaling pairs ROUNDS\n");
+        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | thread_scaling pairs ROUNDS | thread_scaling small THREADS\n");
         return 2;
     }
     if (std::strcmp(argv[1], "pairs") == 0) return run_pairs(std::max(1, std::atoi(argv[2])));
+    if (std::strcmp(argv[1], "small") == 0) return run_small(unsigned(std::max(1, std::atoi(argv[2]))));
     const int threads_arg = std::atoi(argv[1]), rounds = std::atoi(argv[2]);
     if (threads_arg < 2 || threads_arg > int(gorge::max_threads) || rounds < 1) {
         std::fprintf(stderr, "thread_scaling: THREADS must be in 2..%u and ROUNDS at least 1\n", gorge::max_threads);

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <climits>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -122,9 +124,10 @@ TEST_CASE("tile: any split, width, origin and thread count gives the same bits",
     const fbm_field field;
     const auto smp = sampling();
     auto settings = demo_like_settings();
-    // Reference: one 61 x 23 tile whose first sample is the global sample (-9, 4), one thread.
+    // Reference: one 61 x 140 tile whose first sample is the global sample (-9, 4), one thread.
+    // Its 8540 points are worth 3 threads (gorge::tile_points_per_thread).
     const std::int64_t ref_x = -9, ref_y = 4;
-    tile_data ref(61, 23);
+    tile_data ref(61, 140);
     gorge::erode_tile(field, smp, ref_x, ref_y, ref.buffers(), settings);
 
     struct piece {
@@ -132,10 +135,10 @@ TEST_CASE("tile: any split, width, origin and thread count gives the same bits",
         unsigned threads;
         std::ptrdiff_t pad;
     };
-    // Widths around the batch width put every point into every lane position; 7 threads on 5
-    // rows leave threads idle; the paddings exercise strided buffers.
+    // Widths around the batch width put every point into every lane position; 7 threads asked for
+    // a small piece run on one; the paddings exercise strided buffers.
     const std::vector<piece> pieces = {
-        {0, 0, 61, 23, 2, 0},  {0, 0, 61, 23, 3, 5},  {0, 0, 61, 23, 7, 1},   {0, 0, 61, 23, 0, 0},
+        {0, 0, 61, 140, 2, 0}, {0, 0, 61, 140, 3, 5}, {0, 0, 61, 140, 7, 1},  {0, 0, 61, 140, 0, 0},
         {1, 0, 1, 1, 1, 0},    {3, 2, 5, 5, 7, 0},    {17, 1, 33, 9, 3, 2},   {60, 22, 1, 1, 2, 0},
         {7, 3, std::ptrdiff_t(lanes) - 1, 4, 2, 0},   {5, 6, std::ptrdiff_t(lanes) + 1, 7, 1, 3},
         {2, 11, 2 * std::ptrdiff_t(lanes) + 3, 12, 7, 0}};
@@ -346,13 +349,15 @@ TEST_CASE("tile and batch: invalid input throws naming the parameter", "[tile][b
     CHECK(contains(message_of([&] { gorge::erosion_filter_points(in, gorge::erosion_params<float>{}, {}); }),
                    "must not be null"));
 
-    // An exception thrown by the field on a worker thread reaches the caller.
+    // An exception thrown by the field on a worker thread reaches the caller (a tile worth 3
+    // threads: every worker throws at its first batch).
     s.threads = 3;
     const auto throwing = [](const auto& p) -> glm::vec<3, std::decay_t<decltype(p.x)>> {
         (void)p;
         throw std::runtime_error("field failed");
     };
-    CHECK_THROWS_AS(gorge::erode_tile(throwing, smp, 0, 0, b, s), std::runtime_error);
+    tile_data large(64, 2 * std::ptrdiff_t(gorge::tile_points_per_thread) / 64 + 1);
+    CHECK_THROWS_AS(gorge::erode_tile(throwing, smp, 0, 0, large.buffers(), s), std::runtime_error);
 }
 
 TEST_CASE("tile: double tiles are deterministic and match the scalar double kernels", "[tile]") {
@@ -377,9 +382,12 @@ TEST_CASE("tile: double tiles are deterministic and match the scalar double kern
         gorge::erode_tile(field, smp, x0, y0, b, settings);
         return out;
     };
-    const std::vector<double> whole = fill(0, 0, 23, 7, 1), threaded = fill(0, 0, 23, 7, 3);
+    const std::vector<double> whole = fill(0, 0, 23, 7, 1);
+    // 23 x 400 points are worth 3 threads (gorge::tile_points_per_thread).
+    const std::vector<double> tall = fill(0, 0, 23, 400, 1), threaded = fill(0, 0, 23, 400, 3);
     const std::vector<double> part = fill(5, 2, 11, 4, 2);  // a sub-tile at (5, 2), 11 x 4
-    CHECK(whole == threaded);
+    CHECK(tall == threaded);
+    CHECK(std::equal(whole.begin(), whole.end(), tall.begin()));  // its first 7 rows
     std::size_t differing = 0;
     double e = 0;
     for (std::ptrdiff_t y = 0; y < 7; ++y)
@@ -427,7 +435,10 @@ TEST_CASE("tile: a scalar-only field [](glm::vec2) is called per lane, same bits
     const auto lambda = [](glm::vec2 p) { return scalar_only_field(p); };
     const auto smp = sampling();
     auto settings = demo_like_settings();
-    tile_data want(2 * std::ptrdiff_t(lanes) + 3, 9), got(2 * std::ptrdiff_t(lanes) + 3, 9, 2);
+    // Rows enough for 3 threads (gorge::tile_points_per_thread).
+    const std::ptrdiff_t width = 2 * std::ptrdiff_t(lanes) + 3;
+    const std::ptrdiff_t rows = 2 * std::ptrdiff_t(gorge::tile_points_per_thread) / width + 1;
+    tile_data want(width, rows), got(width, rows, 2);
     settings.threads = 1;
     gorge::erode_tile(batched_twin{}, smp, -5, 7, want.buffers(), settings);
     settings.threads = 3;
@@ -488,7 +499,7 @@ TEST_CASE("tile: thread counts follow gorge's one rule", "[tile]") {
     auto b = t.buffers();
     b.ridge_map = {};
     CHECK_THROWS_AS(gorge::evaluate_tile(field, sampling(), 0, 0, b, gorge::max_threads + 1), std::invalid_argument);
-    s.threads = gorge::max_threads;  // valid; capped to the 40 rows
+    s.threads = gorge::max_threads;  // valid; 200 points run on the calling thread alone
     CHECK(s.first_invalid() == nullptr);
     CHECK_NOTHROW(gorge::erode_tile(field, sampling(), 0, 0, t.buffers(), s));
 
@@ -509,7 +520,8 @@ TEST_CASE("tile: a thread that cannot start leaves its rows to the others", "[ti
     const fbm_field field;
     const auto smp = sampling();
     auto settings = demo_like_settings();
-    tile_data want(23, 17), got(23, 17);
+    // 23 x 360 points: worth 3 threads, so helpers are asked for.
+    tile_data want(23, 360), got(23, 360);
     gorge::erode_tile(field, smp, 4, 4, want.buffers(), settings);
 
     std::string error;
@@ -692,12 +704,71 @@ TEST_CASE("threads: tiles start their threads once per call; any thread count, s
 #endif
         gorge::erode_tile(field, smp, -3, 2, got.buffers(), settings);
 #if GORGE_TEST_COUNTS_THREADS
-        CHECK(threads_started.load() - started <= threads - 1);
+        // 30,000 points are worth 8 threads (gorge::tile_points_per_thread), the caller included.
+        const unsigned worth = unsigned((30000 + gorge::tile_points_per_thread - 1) / gorge::tile_points_per_thread);
+        CHECK(threads_started.load() - started <= std::min(threads, worth) - 1);
 #endif
         CHECK(got.height == want.height);
         CHECK(got.ridge == want.ridge);
         CHECK(got.gx == want.gx);
         CHECK(got.gy == want.gy);
+    }
+}
+
+TEST_CASE("threads: a tile uses at most one thread per tile_points_per_thread points", "[threads][tile]") {
+    // Repro: a 16 x 16 tile took 15 µs on one thread and 43 µs on two (a thread's start and join
+    // cost more than its share of the work); on 16 threads, 100 times as long as on one.
+    std::mutex mutex;
+    std::set<std::thread::id> seen;
+    const auto recording = [&](glm::vec2 p) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            seen.insert(std::this_thread::get_id());
+        }
+        return glm::vec3(0.5f + 0.3f * p.x, 0.3f, -0.2f);
+    };
+    const auto smp = sampling();
+    auto settings = demo_like_settings();
+    settings.threads = 16;
+    const std::ptrdiff_t side = 64;  // 4096 points: exactly one thread's worth
+    REQUIRE(std::uint64_t(side * side) == gorge::tile_points_per_thread);
+    for (const bool evaluate : {false, true}) {
+        INFO((evaluate ? "evaluate_tile" : "erode_tile"));
+        seen.clear();
+        tile_data small(side, side);
+#if GORGE_TEST_COUNTS_THREADS
+        unsigned long started = threads_started.load();
+#endif
+        if (evaluate) {
+            auto b = small.buffers();
+            b.ridge_map = {};
+            gorge::evaluate_tile(recording, smp, 0, 0, b, settings.threads);
+        } else {
+            gorge::erode_tile(recording, smp, 0, 0, small.buffers(), settings);
+        }
+#if GORGE_TEST_COUNTS_THREADS
+        CHECK(threads_started.load() - started == 0);
+#endif
+        CHECK(seen.size() == 1);
+        CHECK(seen.count(std::this_thread::get_id()) == 1);
+
+        // One row more: two threads' worth, so at most one is started.
+        seen.clear();
+        tile_data larger(side, side + 1);
+#if GORGE_TEST_COUNTS_THREADS
+        started = threads_started.load();
+#endif
+        if (evaluate) {
+            auto b = larger.buffers();
+            b.ridge_map = {};
+            gorge::evaluate_tile(recording, smp, 0, 0, b, settings.threads);
+        } else {
+            gorge::erode_tile(recording, smp, 0, 0, larger.buffers(), settings);
+        }
+#if GORGE_TEST_COUNTS_THREADS
+        CHECK(threads_started.load() - started <= 1);
+#endif
+        CHECK(seen.size() <= 2);
     }
 }
 
