@@ -1574,6 +1574,14 @@ TEST_CASE("epsilon statistics match their definition on terraces of several ulps
 }
 
 TEST_CASE("epsilon statistics on threads and bands of 1-3 rows match their definition", "[drainage][fill]") {
+    // The fills' own bands: at least 64 rows and 65,536 cells a thread, so that a small map is
+    // not slowed by thread starts (one band: the calling thread alone).
+    using gorge::detail::epsilon_statistics_band_rows;
+    CHECK(epsilon_statistics_band_rows(4096) == 64);
+    CHECK(epsilon_statistics_band_rows(1024) == 64);
+    CHECK(epsilon_statistics_band_rows(1000) == 66);
+    CHECK(epsilon_statistics_band_rows(128) == 512);
+    CHECK(epsilon_statistics_band_rows(1) == 65536);
     // detail::epsilon_statistics walks each raised cell's path down E in bands of rows (walks that
     // leave a band are finished afterwards), then lowers the cells whose walk climbed past a lower
     // way out. Thin bands on 1-3 threads make most walks leave their band; terraces of one ulp

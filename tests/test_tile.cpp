@@ -657,6 +657,32 @@ TEST_CASE("threads: guided chunks cover every item once, shrinking to the minimu
     }
 }
 
+TEST_CASE("threads: guided chunks start no more workers than there are chunks", "[threads]") {
+    using gorge::detail::parallel_chunks;
+    struct run_case {
+        std::uint64_t count, min_chunk;
+        unsigned workers, most;  // most: the workers that can run (chunks of min_chunk items)
+    };
+    for (const run_case c : {run_case{3, 4, 8, 1}, run_case{64, 64, 8, 1}, run_case{130, 64, 8, 3},
+                             run_case{1000, 1, 4, 4}}) {
+        INFO("count " << c.count << ", min " << c.min_chunk << ", workers " << c.workers);
+        std::mutex mutex;
+        std::set<std::thread::id> seen;
+#if GORGE_TEST_COUNTS_THREADS
+        const unsigned long started = threads_started.load();
+#endif
+        parallel_chunks(c.count, c.workers, c.min_chunk, [&](std::uint64_t, std::uint64_t) {
+            const std::lock_guard<std::mutex> lock(mutex);
+            seen.insert(std::this_thread::get_id());
+        });
+#if GORGE_TEST_COUNTS_THREADS
+        CHECK(threads_started.load() - started <= c.most - 1);
+#endif
+        CHECK(seen.size() <= c.most);
+        if (c.most == 1) CHECK(seen.count(std::this_thread::get_id()) == 1);
+    }
+}
+
 TEST_CASE("threads: an exception in one worker reaches the caller, stops the others, leaves no thread", "[threads]") {
     using gorge::detail::parallel_chunks;
     const long threads_before = live_threads();

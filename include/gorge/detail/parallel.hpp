@@ -109,16 +109,20 @@ constexpr std::uint64_t guided_share = 2;
 /// Runs piece(begin, end) over consecutive ranges covering [0, count) on `workers` workers (the
 /// caller included, run_workers), which take guided chunks from a shared counter: each takes
 /// max(min_chunk, remaining / (guided_share · workers)) items, the last chunk clipped to count.
-/// Which worker runs a range, and how the ranges fall, must not change what piece() writes (the
-/// callers' results never depend on the split). With one worker, piece(0, count) runs on the
-/// calling thread. After an exception the other workers stop at their next take; it is rethrown.
+/// No more workers run than there are chunks of min_chunk items: a worker with nothing to take
+/// is not started. Which worker runs a range, and how the ranges fall, must not change what
+/// piece() writes (the callers' results never depend on the split). With one worker, piece(0,
+/// count) runs on the calling thread. After an exception the other workers stop at their next
+/// take; it is rethrown.
 template <class Piece>
 void parallel_chunks(std::uint64_t count, unsigned workers, std::uint64_t min_chunk, const Piece& piece) {
+    const std::uint64_t floor_chunk = std::max<std::uint64_t>(min_chunk, 1);
+    const std::uint64_t chunks = count / floor_chunk + (count % floor_chunk != 0 ? 1 : 0);
+    if (chunks < std::uint64_t(workers)) workers = static_cast<unsigned>(chunks);
     if (workers <= 1 || count == 0) {
         if (count > 0) piece(std::uint64_t(0), count);
         return;
     }
-    const std::uint64_t floor_chunk = std::max<std::uint64_t>(min_chunk, 1);
     const std::uint64_t divisor = guided_share * workers;
     std::atomic<std::uint64_t> next{0};
     run_workers(

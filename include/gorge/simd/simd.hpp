@@ -65,18 +65,11 @@
 #include <cstdint>
 #include <limits>
 
-// GCC 12's AVX-512 intrinsics seed some results with _mm512_undefined_*(), which its
-// -Wuninitialized then reports inside the system headers (GCC bug 105593); silence only that,
-// only around the include.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+// xsimd inside the guard against GCC 12's warnings in its own intrinsics (detail/intrinsics.hpp).
+#include "../detail/intrinsics.hpp"
+GORGE_DETAIL_SYSTEM_SIMD_BEGIN
 #include <xsimd/xsimd.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+GORGE_DETAIL_SYSTEM_SIMD_END
 
 #include "../detail/simd_math.hpp"
 

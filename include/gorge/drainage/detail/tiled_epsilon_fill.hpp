@@ -441,7 +441,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
             tile = epsilon_fill_tile<T>();
         }
     });
-    epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_min_rows, std::move(surface_block));
+    epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_band_rows(width), std::move(surface_block));
     for (std::ptrdiff_t y = 0; y < height; ++y) write_row(0, y, work.z.data() + work.index(0, y), width);
     return stats;
 }

@@ -48,7 +48,7 @@
 
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 #define GORGE_DETAIL_TILE_LABEL_MASKED_STORE 1
-#include <immintrin.h>
+#include "../../detail/intrinsics.hpp"
 #else
 #define GORGE_DETAIL_TILE_LABEL_MASKED_STORE 0
 #endif
