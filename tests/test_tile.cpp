@@ -760,40 +760,31 @@ TEST_CASE("threads: a tile uses at most one thread per tile_points_per_thread po
     REQUIRE(std::uint64_t(side * side) == gorge::tile_points_per_thread);
     for (const bool evaluate : {false, true}) {
         INFO((evaluate ? "evaluate_tile" : "erode_tile"));
-        seen.clear();
-        tile_data small(side, side);
+        // Fills a tile of `rows` rows; returns the threads started meanwhile (0 where not counted).
+        const auto fill = [&](std::ptrdiff_t rows) -> unsigned long {
+            seen.clear();
+            tile_data t(side, rows);
+            auto b = t.buffers();
 #if GORGE_TEST_COUNTS_THREADS
-        unsigned long started = threads_started.load();
+            const unsigned long started = threads_started.load();
 #endif
-        if (evaluate) {
-            auto b = small.buffers();
-            b.ridge_map = {};
-            gorge::evaluate_tile(recording, smp, 0, 0, b, settings.threads);
-        } else {
-            gorge::erode_tile(recording, smp, 0, 0, small.buffers(), settings);
-        }
+            if (evaluate) {
+                b.ridge_map = {};
+                gorge::evaluate_tile(recording, smp, 0, 0, b, settings.threads);
+            } else {
+                gorge::erode_tile(recording, smp, 0, 0, b, settings);
+            }
 #if GORGE_TEST_COUNTS_THREADS
-        CHECK(threads_started.load() - started == 0);
+            return threads_started.load() - started;
+#else
+            return 0;
 #endif
+        };
+        CHECK(fill(side) == 0);
         CHECK(seen.size() == 1);
         CHECK(seen.count(std::this_thread::get_id()) == 1);
-
         // One row more: two threads' worth, so at most one is started.
-        seen.clear();
-        tile_data larger(side, side + 1);
-#if GORGE_TEST_COUNTS_THREADS
-        started = threads_started.load();
-#endif
-        if (evaluate) {
-            auto b = larger.buffers();
-            b.ridge_map = {};
-            gorge::evaluate_tile(recording, smp, 0, 0, b, settings.threads);
-        } else {
-            gorge::erode_tile(recording, smp, 0, 0, larger.buffers(), settings);
-        }
-#if GORGE_TEST_COUNTS_THREADS
-        CHECK(threads_started.load() - started <= 1);
-#endif
+        CHECK(fill(side + 1) <= 1);
         CHECK(seen.size() <= 2);
     }
 }
