@@ -29,8 +29,9 @@
 // pair of cpus at once, then all of them: two cpus that are one core's hardware threads share its
 // vector units, which a virtual machine may not report; all at once shows what the vector units
 // of every core give together (clock, power).
-// small mode: the demo tile from 16^2 to 512^2 and the epsilon fill from 32^2 to 2048^2 on one
-// thread and on THREADS, medians of many calls: what small work gains or loses from threads.
+// small mode: the demo tile from 16^2 to 512^2, the epsilon fill from 32^2 to 2048^2 and thermal
+// erosion from 128^2 to 1024^2 on one thread and on THREADS, medians of many calls: what small
+// work gains or loses from threads.
 // Issue 13 asks for at least 14x at 16 threads for tiles and tiled droplets.
 //
 // Build (a Release build of the benchmarks builds it too):
@@ -55,6 +56,7 @@
 
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/erosion/droplet.hpp>
+#include <gorge/erosion/thermal.hpp>
 #include <gorge/simd/tile.hpp>
 
 #include "droplet_workload.hpp"
@@ -294,9 +296,10 @@ double time_droplet_copies(unsigned copies, unsigned share) {
 }
 
 /// small mode: the demo tile from 16^2 to 512^2 (spacing 1/512), then the epsilon fill with its
-/// statistics of the drainage map (peers/drainage_maps.hpp) from 32^2 to 2048^2, on one thread
-/// and on `threads`, medians of many calls: how small a piece of work still gains from threads
-/// (gorge::tile_points_per_thread and the statistics' bands of at least 65,536 cells).
+/// statistics of the drainage map (peers/drainage_maps.hpp) from 32^2 to 2048^2, then 8 passes of
+/// thermal erosion from 128^2 to 1024^2, on one thread and on `threads`, medians of many calls:
+/// how small a piece of work still gains from threads (gorge::tile_points_per_thread, the
+/// statistics' bands of at least 65,536 cells, gorge::thermal_thread_cells).
 int run_small(unsigned threads) {
     constexpr int spacing_side = 512;
     constexpr double measured_points_per_side = 4e6;  // calls per side: about 4 M points, at least 5
@@ -347,6 +350,37 @@ int run_small(unsigned threads) {
             medians[k] = median(runs);
         }
         std::printf("%4d^2 epsilon fill: 1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0],
+                    threads, medians[1], medians[0] / medians[1]);
+    }
+    // Thermal erosion, 8 passes, of the droplet map sampled down to side^2 cells, in metres.
+    constexpr int thermal_passes = 8;
+    constexpr float relief = 2000.0f, cell_size = 10.0f;  // metres
+    for (const int side : {128, 256, 512, 1024}) {
+        const gorge::grid<float>& whole = gorge_bench::droplet_map();
+        const int step = gorge_bench::droplet_map_side / side;
+        gorge::grid<float> map(side, side), work(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
+        const int calls = std::max(least_calls, int(measured_points_per_side / double(side * side) / 4.0));
+        double medians[2];
+        for (int k = 0; k < 2; ++k) {
+            gorge::thermal_params<float> params;
+            params.cell_size = cell_size;
+            params.passes = thermal_passes;
+            gorge::thermal_options options;
+            options.threads = k == 0 ? 1 : threads;
+            std::vector<double> runs;
+            work = map;
+            gorge::erode_thermal(work, params, options);  // untimed, as for the fill
+            for (int c = 0; c < calls; ++c) {
+                work = map;
+                const auto start = clock_type::now();
+                gorge::erode_thermal(work, params, options);
+                runs.push_back(seconds_since(start) * 1e6);
+            }
+            medians[k] = median(runs);
+        }
+        std::printf("%4d^2 thermal:      1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0],
                     threads, medians[1], medians[0] / medians[1]);
     }
     return 0;

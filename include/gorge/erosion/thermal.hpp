@@ -135,8 +135,8 @@ struct thermal_params {
 struct thermal_options {
     /// Threads, the calling thread included (gorge's thread rule, see gorge/detail/parallel.hpp):
     /// default 1 (none started), 0 = all hardware threads, 0..max_threads (1024); never more than
-    /// one per thermal_band_cells cells. Threads are started for each pass. The result is the same
-    /// for any value.
+    /// one per thermal_thread_cells (131,072) cells. Threads are started for each pass. The result
+    /// is the same for any value.
     unsigned threads = 1;
     /// Optional progress report and cancellation, called from the calling thread only, between
     /// passes, with the fraction of passes done (0..1, non-decreasing): once at the start with 0,
@@ -168,6 +168,11 @@ struct thermal_stats {
 /// Rows of a map are processed in bands of at least this many cells (one thread per band at
 /// most); the bands, and so the summation order of the statistics, depend only on the map's size.
 constexpr std::ptrdiff_t thermal_band_cells = std::ptrdiff_t(1) << 15;
+/// Cells of a map per thread, at least: a map of n cells runs on at most
+/// ceil(n / thermal_thread_cells) threads. Threads are started for each pass, and a pass costs
+/// about 1.4 ns a cell on one core: a 256^2 map took 0.79 ms for 8 passes on one thread and
+/// 1.27 ms on two when each of its two bands had a thread.
+constexpr std::ptrdiff_t thermal_thread_cells = std::ptrdiff_t(1) << 17;
 
 namespace detail {
 
@@ -368,7 +373,9 @@ private:
                 band_work(band);
             }
         };
-        run_workers(resolve_threads(threads, static_cast<std::uint64_t>(bands_)), work,
+        const std::ptrdiff_t cells = width_ * height_;
+        const std::ptrdiff_t worth = std::min(bands_, (cells + thermal_thread_cells - 1) / thermal_thread_cells);
+        run_workers(resolve_threads(threads, static_cast<std::uint64_t>(worth)), work,
                     [&] { stop.store(true, std::memory_order_relaxed); });
     }
 
