@@ -6,7 +6,8 @@
 //   - 0: std::thread::hardware_concurrency() (1 where it is unknown);
 //   - n: n threads, the calling thread being one of them;
 // in every case no more than gorge::max_threads and no more than there are independent pieces of
-// work worth a thread (gorge::tile_points_per_thread points of a tile, tiles of one colour). A request above gorge::max_threads is invalid
+// work worth a thread (gorge::tile_points_per_thread points of a tile, gorge::thermal_thread_cells
+// cells of a thermal run, tiles of one colour). A request above gorge::max_threads is invalid
 // (std::invalid_argument naming the parameter). Results never depend on the thread count.
 //
 // A thread that cannot start (std::thread throws std::system_error, e.g. when the process has
