@@ -76,6 +76,23 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+/// Runs body(t) for t in [0, n) on n new threads, each first running prepare(t) (pinning itself,
+/// say) and then waiting until all are ready, so that the bodies run at the same time. The
+/// calling thread only waits: threads it starts later inherit nothing from these.
+template <class Prepare, class Body>
+void run_together(std::size_t n, const Prepare& prepare, const Body& body) {
+    std::atomic<std::size_t> ready{0};
+    const auto run = [&](std::size_t t) {
+        prepare(t);
+        ready.fetch_add(1);
+        while (ready.load() < n) std::this_thread::yield();
+        body(t);
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t t = 0; t < n; ++t) workers.emplace_back(run, t);
+    for (std::thread& w : workers) w.join();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The clock
 // ---------------------------------------------------------------------------------------------
@@ -148,20 +165,12 @@ bool pin_to(unsigned cpu) {
     return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
-/// The FMA rate of each cpu in `cpus`, all busy at once (started together), each on its own
-/// pinned thread (the calling thread stays unpinned: threads started later inherit its cpus).
+/// The FMA rate of each cpu in `cpus`, all busy at once, each on its own pinned thread.
 std::vector<double> fma_rates_on(const std::vector<unsigned>& cpus) {
     std::vector<double> rates(cpus.size());
-    std::atomic<std::size_t> ready{0};
-    const auto run = [&](std::size_t t) {
-        if (!pin_to(cpus[t])) std::abort();
-        ready.fetch_add(1);
-        while (ready.load() < cpus.size()) std::this_thread::yield();
-        rates[t] = measure_fma_rate();
-    };
-    std::vector<std::thread> workers;
-    for (std::size_t t = 0; t < cpus.size(); ++t) workers.emplace_back(run, t);
-    for (std::thread& w : workers) w.join();
+    run_together(
+        cpus.size(), [&](std::size_t t) { if (!pin_to(cpus[t])) std::abort(); },
+        [&](std::size_t t) { rates[t] = measure_fma_rate(); });
     return rates;
 }
 
@@ -220,19 +229,10 @@ int run_pairs(int) {
 }
 #endif
 
-/// The clock of each of `threads` cores busy at once (started together).
+/// The clock of each of `threads` cores busy at once.
 std::vector<double> measure_ghz_on(unsigned threads) {
     std::vector<double> ghz(threads);
-    std::atomic<unsigned> ready{0};
-    const auto run = [&](unsigned t) {
-        ready.fetch_add(1);
-        while (ready.load() < threads) std::this_thread::yield();
-        ghz[t] = measure_ghz();
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(run, t);
-    run(0);
-    for (std::thread& h : helpers) h.join();
+    run_together(threads, [](std::size_t) {}, [&](std::size_t t) { ghz[t] = measure_ghz(); });
     return ghz;
 }
 
@@ -242,12 +242,14 @@ std::vector<double> measure_ghz_on(unsigned threads) {
 
 constexpr int small_tile = 512, large_tile = 2048;
 
-/// Seconds for one erode_tile of `field` over a side^2 tile at spacing 1/side.
+/// Seconds for one erode_tile of `field` over a side^2 tile at spacing 1/spacing_side (1/side
+/// unless given).
 template <class Field>
-double time_tile(const Field& field, int side, const gorge::tile_settings<float>& settings, std::vector<float>& out) {
+double time_tile(const Field& field, int side, const gorge::tile_settings<float>& settings, std::vector<float>& out,
+                 int spacing_side = 0) {
     out.assign(std::size_t(side) * std::size_t(side), 0.0f);
     gorge::tile_sampling<float> sampling;
-    sampling.spacing = glm::vec2(1.0f / float(side));
+    sampling.spacing = glm::vec2(1.0f / float(spacing_side > 0 ? spacing_side : side));
     gorge::tile_buffers<float> buffers;
     buffers.height = gorge::grid_view<float>(out.data(), side, side);
     const auto start = clock_type::now();
@@ -295,6 +297,24 @@ double time_droplet_copies(unsigned copies, unsigned share) {
     return time_at_once(copies, [&](unsigned c) { gorge::erode_droplets(maps[c], gorge_bench::droplet_count / share); });
 }
 
+/// Prints the median µs of `calls` calls of call(1) and of call(threads), where call(n) returns
+/// the seconds of one call on n threads, after one untimed call of each: the allocator then
+/// reuses what it got (glibc raises its mmap threshold once a large block is freed), as in a
+/// caller's steady state.
+template <class Call>
+void compare_threads(const char* what, int side, int calls, unsigned threads, const Call& call) {
+    double medians[2];
+    for (int k = 0; k < 2; ++k) {
+        const unsigned n = k == 0 ? 1 : threads;
+        call(n);
+        std::vector<double> runs;
+        for (int c = 0; c < calls; ++c) runs.push_back(call(n) * 1e6);
+        medians[k] = median(runs);
+    }
+    std::printf("%4d^2 %-13s 1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, what, medians[0],
+                threads, medians[1], medians[0] / medians[1]);
+}
+
 /// small mode: the demo tile from 16^2 to 512^2 (spacing 1/512), then the epsilon fill with its
 /// statistics of the drainage map (peers/drainage_maps.hpp) from 32^2 to 2048^2, then 8 passes of
 /// thermal erosion from 128^2 to 1024^2, on one thread and on `threads`, medians of many calls:
@@ -302,55 +322,30 @@ double time_droplet_copies(unsigned copies, unsigned share) {
 /// statistics' bands of at least 65,536 cells, gorge::thermal_thread_cells).
 int run_small(unsigned threads) {
     constexpr int spacing_side = 512;
-    constexpr double measured_points_per_side = 4e6;  // calls per side: about 4 M points, at least 5
+    constexpr double measured_points_per_side = 4e6;
     constexpr int least_calls = 5;
+    // Calls for a side: about 4 M points (a quarter of that for the slower map work), at least 5.
+    const auto calls_for = [&](int side, double share) {
+        return std::max(least_calls, int(measured_points_per_side * share / double(side * side)));
+    };
     std::vector<float> out;
-    for (const int side : {16, 32, 64, 128, 256, 512}) {
-        const int calls = std::max(least_calls, int(measured_points_per_side / double(side * side)));
-        double medians[2];
-        for (int k = 0; k < 2; ++k) {
-            std::vector<double> runs;
-            for (int c = 0; c < calls; ++c) {
-                out.assign(std::size_t(side) * std::size_t(side), 0.0f);
-                gorge::tile_sampling<float> sampling;
-                sampling.spacing = glm::vec2(1.0f / float(spacing_side));
-                gorge::tile_buffers<float> buffers;
-                buffers.height = gorge::grid_view<float>(out.data(), side, side);
-                const auto settings = gorge_bench::demo_tile_settings(k == 0 ? 1 : threads);
-                const auto start = clock_type::now();
-                gorge::erode_tile(gorge_bench::demo_field<>{}, sampling, 0, 0, buffers, settings);
-                runs.push_back(seconds_since(start) * 1e6);
-            }
-            medians[k] = median(runs);
-        }
-        std::printf("%4d^2 demo tile:    1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0],
-                    threads, medians[1], medians[0] / medians[1]);
-    }
+    for (const int side : {16, 32, 64, 128, 256, 512})
+        compare_threads("demo tile:", side, calls_for(side, 1.0), threads, [&](unsigned n) {
+            return time_tile(gorge_bench::demo_field<>{}, side, gorge_bench::demo_tile_settings(n), out, spacing_side);
+        });
     // The epsilon fill (with its statistics) of the fill benchmarks' drainage map.
     for (const int side : {32, 64, 128, 256, 512, 1024, 2048}) {
         const gorge::grid<float>& map = gorge_bench::pitted_map(side);
         gorge::grid<float> work(side, side);
-        const int calls = std::max(least_calls, int(measured_points_per_side / double(side * side) / 4.0));
-        double medians[2];
-        for (int k = 0; k < 2; ++k) {
+        compare_threads("epsilon fill:", side, calls_for(side, 0.25), threads, [&](unsigned n) {
             gorge::fill_options<float> options;
             options.epsilon_statistics = true;
-            options.threads = k == 0 ? 1 : threads;
-            std::vector<double> runs;
-            // One call first, untimed: the allocator then reuses what it got (glibc raises its
-            // mmap threshold once a large block is freed), as in a caller's steady state.
+            options.threads = n;
             work = map;
+            const auto start = clock_type::now();
             gorge::fill_depressions_epsilon<float>(work.view(), options);
-            for (int c = 0; c < calls; ++c) {
-                work = map;
-                const auto start = clock_type::now();
-                gorge::fill_depressions_epsilon<float>(work.view(), options);
-                runs.push_back(seconds_since(start) * 1e6);
-            }
-            medians[k] = median(runs);
-        }
-        std::printf("%4d^2 epsilon fill: 1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0],
-                    threads, medians[1], medians[0] / medians[1]);
+            return seconds_since(start);
+        });
     }
     // Thermal erosion, 8 passes, of the droplet map sampled down to side^2 cells, in metres.
     constexpr int thermal_passes = 8;
@@ -361,27 +356,17 @@ int run_small(unsigned threads) {
         gorge::grid<float> map(side, side), work(side, side);
         for (int y = 0; y < side; ++y)
             for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
-        const int calls = std::max(least_calls, int(measured_points_per_side / double(side * side) / 4.0));
-        double medians[2];
-        for (int k = 0; k < 2; ++k) {
+        compare_threads("thermal:", side, calls_for(side, 0.25), threads, [&](unsigned n) {
             gorge::thermal_params<float> params;
             params.cell_size = cell_size;
             params.passes = thermal_passes;
             gorge::thermal_options options;
-            options.threads = k == 0 ? 1 : threads;
-            std::vector<double> runs;
+            options.threads = n;
             work = map;
-            gorge::erode_thermal(work, params, options);  // untimed, as for the fill
-            for (int c = 0; c < calls; ++c) {
-                work = map;
-                const auto start = clock_type::now();
-                gorge::erode_thermal(work, params, options);
-                runs.push_back(seconds_since(start) * 1e6);
-            }
-            medians[k] = median(runs);
-        }
-        std::printf("%4d^2 thermal:      1 thread %9.1f us, %u threads %9.1f us, speed-up %.2f\n", side, medians[0],
-                    threads, medians[1], medians[0] / medians[1]);
+            const auto start = clock_type::now();
+            gorge::erode_thermal(work, params, options);
+            return seconds_since(start);
+        });
     }
     return 0;
 }
