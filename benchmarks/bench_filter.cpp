@@ -1,7 +1,8 @@
 // Per-point evaluation benchmarks on a 512 x 512 tile with default parameters; items_per_second
 // is points per second. The *_scalar variants evaluate one point per kernel call; the *_simd
 // variants go through the batch kernels (gorge/simd/simd.hpp) via the tile API (gorge/simd/tile.hpp) on
-// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N/side:S on N threads.
+// one thread, *_simd_mt on all hardware threads, demo_pipeline_simd_threads/threads:N/side:S on N threads
+// (demo_pipeline_simd_pool: the same on N threads kept in a gorge::thread_pool).
 // demo_pipeline_simd_copies/copies:N runs N one-thread 512^2 tiles at once, one per std::thread
 // (no shared work, nothing to balance): its speed-up over copies:1 is what the machine itself
 // gives N busy cores (clock speed with every core busy, shared caches), the ceiling of
@@ -16,6 +17,7 @@
 #include <gorge/filter/erosion_filter.hpp>
 #include <gorge/noise/gradient_noise.hpp>
 #include <gorge/simd/tile.hpp>
+#include <gorge/thread_pool.hpp>
 
 #include "filter_workloads.hpp"
 
@@ -151,6 +153,19 @@ void demo_pipeline_simd_threads(benchmark::State& state) {
 BENCHMARK(demo_pipeline_simd_threads)
     ->ArgNames({"threads", "side"})
     ->ArgsProduct({{1, 2, 4, 8, 16}, {512, 2048}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+/// The same on threads kept in a gorge::thread_pool between iterations (made before the first).
+void demo_pipeline_simd_pool(benchmark::State& state) {
+    const auto threads = static_cast<unsigned>(state.range(0));
+    gorge::thread_pool pool(threads);
+    const gorge::thread_pool_scope use(pool);
+    demo_pipeline_simd_threads(state);
+}
+BENCHMARK(demo_pipeline_simd_pool)
+    ->ArgNames({"threads", "side"})
+    ->ArgsProduct({{2, 4, 8, 16}, {512, 2048}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

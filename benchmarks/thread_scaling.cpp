@@ -4,6 +4,7 @@
 //   thread_scaling THREADS ROUNDS
 //   thread_scaling pairs ROUNDS
 //   thread_scaling small THREADS
+//   thread_scaling starts THREADS ROUNDS
 //
 // Every round runs each measurement below once, one after another, so that a machine whose speed
 // drifts (a shared host) affects a round's figures alike; ratios are taken within a round and the
@@ -20,7 +21,8 @@
 //   copies         THREADS independent one-thread 512^2 demo tiles at once, one per std::thread
 //                  (bench_filter's demo_pipeline_simd_copies): THREADS busy cores' work over one
 //                  core's, the ceiling of any schedule
-//   tile 512/2048  the demo tile on 1 and on THREADS threads (demo_pipeline_simd_threads)
+//   tile 512/2048  the demo tile on 1 and on THREADS threads (demo_pipeline_simd_threads), the 512^2
+//                  one also on the THREADS threads of a gorge::thread_pool
 //   droplets       1 M droplets on the 1024^2 benchmark map, tiled schedule, on 1 and on THREADS
 //                  threads (bench_droplet's droplets_1024_mt); the maps must agree bit for bit
 //   droplet copies THREADS serial runs at once of 1/THREADS of the droplets, each on its own copy
@@ -32,6 +34,10 @@
 // small mode: the demo tile from 16^2 to 512^2, the epsilon fill from 32^2 to 2048^2 and thermal
 // erosion from 128^2 to 1024^2 on one thread and on THREADS, medians of many calls: what small
 // work gains or loses from threads.
+// starts mode: when the last of THREADS workers of gorge::detail::run_workers begins, and the
+// 512^2 demo tile on one thread, on THREADS threads started per call, on THREADS threads of a
+// gorge::thread_pool, and on THREADS threads that are already running (started and spinning
+// before the clock starts): what starting threads costs a tile, and what a pool wins back.
 // Issue 13 asks for at least 14x at 16 threads for tiles and tiled droplets.
 //
 // Build (a Release build of the benchmarks builds it too):
@@ -58,6 +64,7 @@
 #include <gorge/erosion/droplet.hpp>
 #include <gorge/erosion/thermal.hpp>
 #include <gorge/simd/tile.hpp>
+#include <gorge/thread_pool.hpp>
 
 #include "droplet_workload.hpp"
 #include "filter_workloads.hpp"
@@ -278,6 +285,147 @@ double time_copies(unsigned copies) {
     });
 }
 
+struct series {
+    const char* name;
+    std::vector<double> values;
+};
+
+/// Prints a series' median and the range of its rounds.
+void print_series(const series& s) {
+    if (s.values.empty()) return;
+    const auto [low, high] = std::minmax_element(s.values.begin(), s.values.end());
+    std::printf("%-52s median %8.2f  (rounds %.2f-%.2f)\n", s.name, median(s.values), *low, *high);
+}
+
+/// Seconds for the 512^2 demo tile on `threads` threads that are already running (started and
+/// spinning before the clock starts): each takes guided chunks of rows from a shared counter, as
+/// erode_tile's own workers take batches, and computes them with a one-thread erode_tile. What the
+/// threaded tile would take if starting its threads cost nothing.
+double time_prestarted_tile(unsigned threads, std::vector<float>& out) {
+    const int side = small_tile;
+    out.assign(std::size_t(side) * std::size_t(side), 0.0f);
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(1.0f / float(side));
+    const gorge::tile_settings<float> settings = gorge_bench::demo_tile_settings(1);
+    std::atomic<unsigned> ready{0}, finished{0};
+    std::atomic<bool> go{false};
+    std::atomic<int> next_row{0};
+    const auto worker = [&] {
+        ready.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) {
+        }
+        for (;;) {
+            int begin = next_row.load(std::memory_order_relaxed);
+            if (begin >= side) break;
+            const int rows = std::max(1, (side - begin) / int(2 * threads));
+            const int end = std::min(side, begin + rows);
+            if (!next_row.compare_exchange_weak(begin, end, std::memory_order_relaxed)) continue;
+            gorge::tile_buffers<float> band;
+            band.height = gorge::grid_view<float>(out.data() + std::size_t(begin) * std::size_t(side), side, end - begin);
+            gorge::erode_tile(gorge_bench::demo_field<>{}, sampling, 0, begin, band, settings);
+        }
+        finished.fetch_add(1, std::memory_order_acq_rel);
+    };
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(worker);
+    while (ready.load() < threads - 1) {
+    }
+    ready.fetch_add(1);
+    const auto start = clock_type::now();
+    go.store(true, std::memory_order_release);
+    worker();
+    while (finished.load(std::memory_order_acquire) < threads) {
+    }
+    const double seconds = seconds_since(start);
+    for (std::thread& h : helpers) h.join();
+    return seconds;
+}
+
+/// starts mode: what starting its threads costs a call (gorge::detail::run_workers with empty
+/// work: when the last worker began and when the call returned), and the 512^2 demo tile on one
+/// thread, on `threads` threads, and on `threads` threads already running
+/// (time_prestarted_tile), medians of several calls per round.
+int run_starts(unsigned threads, int rounds) {
+    constexpr int start_calls = 21, tile_calls = 5;
+    series last_start{"run_workers: last worker begins (us)", {}}, whole_call{"run_workers: empty call (us)", {}},
+        pool_last_start{"the same on a thread_pool: last worker begins (us)", {}},
+        pool_whole_call{"the same on a thread_pool: empty call (us)", {}},
+        tile_pool_row{"demo tile 512^2, thread_pool, calls in a row (ms)", {}},
+        gain_pool_row{"speed-up on a thread_pool, calls in a row", {}},
+        tile_one{"demo tile 512^2, one thread (ms)", {}}, tile_many{"demo tile 512^2, THREADS threads (ms)", {}},
+        tile_pool{"demo tile 512^2, THREADS threads of a thread_pool (ms)", {}},
+        tile_ready{"demo tile 512^2, THREADS running threads (ms)", {}},
+        gain_many{"speed-up on THREADS threads", {}}, gain_pool{"speed-up on THREADS threads of a thread_pool", {}},
+        gain_ready{"speed-up on THREADS running threads", {}};
+    gorge::thread_pool pool(threads), no_pool(1);
+    std::vector<float> out, reference;
+    time_tile(gorge_bench::demo_field<>{}, small_tile, gorge_bench::demo_tile_settings(1), reference);
+    std::vector<clock_type::time_point> entered(threads);
+    for (int r = 0; r < rounds; ++r) {
+        for (const bool on_pool : {false, true}) {
+            // Empty calls, each after a pause longer than the pool's spin (its threads asleep).
+            std::vector<double> last, call;
+            for (int c = 0; c < start_calls; ++c) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                const gorge::thread_pool_scope use(on_pool ? pool : no_pool);
+                const auto start = clock_type::now();
+                gorge::detail::run_workers(
+                    threads, [&](unsigned w) { entered[w] = clock_type::now(); }, [] {});
+                call.push_back(seconds_since(start) * 1e6);
+                last.push_back(
+                    std::chrono::duration<double>(*std::max_element(entered.begin(), entered.end()) - start).count() * 1e6);
+            }
+            (on_pool ? pool_last_start : last_start).values.push_back(median(last));
+            (on_pool ? pool_whole_call : whole_call).values.push_back(median(call));
+        }
+        std::vector<double> one, many, pooled, ready;
+        for (int c = 0; c < tile_calls; ++c) {
+            one.push_back(time_tile(gorge_bench::demo_field<>{}, small_tile, gorge_bench::demo_tile_settings(1), out) * 1e3);
+            many.push_back(time_tile(gorge_bench::demo_field<>{}, small_tile, gorge_bench::demo_tile_settings(threads), out) * 1e3);
+            if (out != reference) {
+                std::fprintf(stderr, "thread_scaling: the 512^2 tile on %u threads differs from one thread's\n", threads);
+                return 1;
+            }
+            {
+                const gorge::thread_pool_scope use(pool);
+                pooled.push_back(time_tile(gorge_bench::demo_field<>{}, small_tile, gorge_bench::demo_tile_settings(threads), out) * 1e3);
+            }
+            if (out != reference) {
+                std::fprintf(stderr, "thread_scaling: the 512^2 tile on a thread_pool differs from one thread's\n");
+                return 1;
+            }
+            ready.push_back(time_prestarted_tile(threads, out) * 1e3);
+            if (out != reference) {
+                std::fprintf(stderr, "thread_scaling: the 512^2 tile in bands differs from the whole tile\n");
+                return 1;
+            }
+        }
+        {
+            const gorge::thread_pool_scope use(pool);
+            std::vector<double> row;
+            for (int c = 0; c < tile_calls; ++c)
+                row.push_back(time_tile(gorge_bench::demo_field<>{}, small_tile, gorge_bench::demo_tile_settings(threads), out) * 1e3);
+            tile_pool_row.values.push_back(median(row));
+        }
+        tile_one.values.push_back(median(one));
+        tile_many.values.push_back(median(many));
+        tile_pool.values.push_back(median(pooled));
+        tile_ready.values.push_back(median(ready));
+        gain_many.values.push_back(tile_one.values.back() / tile_many.values.back());
+        gain_pool.values.push_back(tile_one.values.back() / tile_pool.values.back());
+        gain_pool_row.values.push_back(tile_one.values.back() / tile_pool_row.values.back());
+        gain_ready.values.push_back(tile_one.values.back() / tile_ready.values.back());
+        std::printf("round %d: last start %.1f us, empty call %.1f us, tile %.2f / %.3f / %.3f / %.3f ms, speed-up %.2f / %.2f / %.2f\n",
+                    r, last_start.values.back(), whole_call.values.back(), tile_one.values.back(),
+                    tile_many.values.back(), tile_pool.values.back(), tile_ready.values.back(), gain_many.values.back(),
+                    gain_pool.values.back(), gain_ready.values.back());
+    }
+    for (const series* s : {&last_start, &whole_call, &pool_last_start, &pool_whole_call, &tile_one, &tile_many,
+                            &tile_pool, &tile_pool_row, &tile_ready, &gain_many, &gain_pool, &gain_pool_row, &gain_ready})
+        print_series(*s);
+    return 0;
+}
+
 /// Seconds for 1 M tiled droplets on `threads` threads; the eroded map is left in `work`.
 double time_droplets(unsigned threads, gorge::grid<float>& work) {
     work = gorge_bench::droplet_map();
@@ -371,20 +519,23 @@ int run_small(unsigned threads) {
     return 0;
 }
 
-struct series {
-    const char* name;
-    std::vector<double> values;
-};
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | thread_scaling pairs ROUNDS | thread_scaling small THREADS\n");
+        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | pairs ROUNDS | small THREADS | starts THREADS ROUNDS\n");
         return 2;
     }
     if (std::strcmp(argv[1], "pairs") == 0) return run_pairs(std::max(1, std::atoi(argv[2])));
     if (std::strcmp(argv[1], "small") == 0) return run_small(unsigned(std::max(1, std::atoi(argv[2]))));
+    if (std::strcmp(argv[1], "starts") == 0) {
+        if (argc < 4) {
+            std::fprintf(stderr, "usage: thread_scaling starts THREADS ROUNDS\n");
+            return 2;
+        }
+        return run_starts(unsigned(std::max(2, std::atoi(argv[2]))), std::max(1, std::atoi(argv[3])));
+    }
     const int threads_arg = std::atoi(argv[1]), rounds = std::atoi(argv[2]);
     if (threads_arg < 2 || threads_arg > int(gorge::max_threads) || rounds < 1) {
         std::fprintf(stderr, "thread_scaling: THREADS must be in 2..%u and ROUNDS at least 1\n", gorge::max_threads);
@@ -404,11 +555,13 @@ int main(int argc, char** argv) {
         copies_gain{"copies: THREADS busy cores' work over one core's", {}},
         tile_small_gain{"demo tile 512^2: speed-up on THREADS threads", {}},
         tile_large_gain{"demo tile 2048^2: speed-up on THREADS threads", {}},
+        tile_pool_gain{"demo tile 512^2: speed-up on a thread_pool", {}},
         droplet_copies_gain{"droplet copies: THREADS busy cores' work over one's", {}},
         droplet_gain{"tiled droplets: speed-up on THREADS threads", {}},
         droplet_one{"tiled droplets, one thread (s)", {}};
     std::vector<float> out;
     gorge::grid<float> eroded_one, eroded_many;
+    gorge::thread_pool pool(threads);
     for (int r = 0; r < rounds; ++r) {
         if (can_count_cycles) {
             ghz_one.values.push_back(measure_ghz());
@@ -436,6 +589,11 @@ int main(int argc, char** argv) {
             const double many =
                 time_tile(gorge_bench::demo_field<>{}, side, gorge_bench::demo_tile_settings(threads), out);
             (side == small_tile ? tile_small_gain : tile_large_gain).values.push_back(one / many);
+            if (side == small_tile) {
+                const gorge::thread_pool_scope use(pool);
+                tile_pool_gain.values.push_back(
+                    one / time_tile(gorge_bench::demo_field<>{}, side, gorge_bench::demo_tile_settings(threads), out));
+            }
         }
         droplet_copies_gain.values.push_back(double(threads) * time_droplet_copies(1, threads) /
                                              time_droplet_copies(threads, threads));
@@ -449,15 +607,12 @@ int main(int argc, char** argv) {
 
         std::printf("round %d:", r);
         for (const series* s : {&ghz_one, &ghz_all_low, &fma_all_gain, &filter_rate, &copies_gain, &tile_small_gain,
-                                &tile_large_gain, &droplet_copies_gain, &droplet_gain})
+                                &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain})
             if (!s->values.empty()) std::printf(" %.2f", s->values.back());
-        std::printf("  (clock one/all-low, FMA all/one, filter M/s, copies, tile 512, tile 2048, droplet copies, droplets)\n");
+        std::printf("  (clock one/all-low, FMA all/one, filter M/s, copies, tile 512, on a pool, tile 2048, droplet copies, droplets)\n");
     }
     for (const series* s : {&ghz_one, &ghz_all_low, &ghz_all_mid, &fma_one, &fma_per_cycle, &fma_all_gain, &filter_rate, &filter_cycles, &copies_gain,
-                            &tile_small_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain, &droplet_one}) {
-        if (s->values.empty()) continue;
-        const auto [low, high] = std::minmax_element(s->values.begin(), s->values.end());
-        std::printf("%-52s median %8.2f  (rounds %.2f-%.2f)\n", s->name, median(s->values), *low, *high);
-    }
+                            &tile_small_gain, &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain, &droplet_one})
+        print_series(*s);
     return 0;
 }

@@ -3,8 +3,8 @@
 # compiled; ctest run), then a Debug build with AddressSanitizer and UndefinedBehaviorSanitizer.
 # Installs missing Debian packages first. The GPU parity test runs on Mesa's lavapipe (a CPU
 # Vulkan driver) and must not skip: GORGE_REQUIRE_VULKAN turns a missing device into a failure.
-# Last, the multithreaded tests (tiles, parallel droplet and thermal erosion, landscape evolution)
-# run under ThreadSanitizer.
+# Last, the multithreaded tests (tiles, thread pools, parallel droplet and thermal erosion,
+# landscape evolution) run under ThreadSanitizer.
 # Every optional part is asked for explicitly (ON), so a missing dependency fails the run instead
 # of being skipped (GORGE_REQUIRE_BROWSER: the WGSL test in headless Chromium).
 # Usage: scripts/test.sh [--no-sanitize]
@@ -38,9 +38,9 @@ if [[ ${1:-} != --no-sanitize ]]; then
   cmake -S "$root" -B "$root/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_INSTALL=OFF \
     "-DCMAKE_CXX_FLAGS=$tsan" "-DCMAKE_EXE_LINKER_FLAGS=$tsan" >/dev/null
-  cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_thermal gorge_test_tile \
+  cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_thermal gorge_test_tile gorge_test_thread_pool \
     gorge_test_readme gorge_test_evolution gorge_test_drainage
   TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build/tsan" --output-on-failure -j "$jobs" \
-    -R '^(droplet|thermal|tile|readme|evolution|drainage)$'
+    -R '^(droplet|thermal|tile|thread_pool|readme|evolution|drainage)$'
 fi
 echo "All gorge tests passed."

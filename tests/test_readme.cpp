@@ -58,6 +58,14 @@ TEST_CASE("README tile snippet: neighbouring tiles share their edge samples", "[
     CHECK(std::fabs(a[0] - h0) > 1e-5f);
 }
 
+TEST_CASE("README thread_pool snippet: tiles on a pool are the same bits", "[docs][tile]") {
+    const std::ptrdiff_t n = 256;
+    const std::vector<float> want = readme_tile(4 * n, -2 * n, n);
+    gorge::thread_pool pool(0);          // all cores: this thread and hardware_concurrency() - 1 more
+    gorge::thread_pool_scope use(pool);  // threaded gorge calls on this thread run on the pool
+    for (int call = 0; call < 3; ++call) CHECK(readme_tile(4 * n, -2 * n, n) == want);
+}
+
 TEST_CASE("README simulation snippet: conservation, drainage and rivers", "[docs][droplet][drainage]") {
     gorge::grid<float> h(128, 128);
     for (std::ptrdiff_t y = 0; y < h.height(); ++y)

@@ -20,18 +20,8 @@
 #include <thread>
 #include <vector>
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-// Counts the threads this program starts: a pthread_create in front of glibc's (std::thread calls
-// it), forwarding to the next definition. Sanitizers put their own in front: not counted there.
-#define GORGE_TEST_COUNTS_THREADS 1
-#include <dlfcn.h>
-#include <pthread.h>
-#endif
-#if defined(__linux__)
-#include <fstream>
-#endif
-
 #include "support/catch.hpp"
+#include "support/thread_counts.hpp"
 #include "support/thread_start_failure.hpp"
 
 #include <gorge/simd/batch.hpp>
@@ -39,20 +29,6 @@
 #include <gorge/simd/tile.hpp>
 #include <gorge/erosion/droplet.hpp>
 #include <gorge/erosion/thermal.hpp>
-
-#if GORGE_TEST_COUNTS_THREADS
-namespace {
-std::atomic<unsigned long> threads_started{0};
-}
-extern "C" int pthread_create(pthread_t* __restrict thread, const pthread_attr_t* __restrict attr,
-                              void* (*start)(void*), void* __restrict arg) noexcept {
-    using create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-    static const auto next = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
-    const int result = next(thread, attr, start, arg);
-    if (result == 0) threads_started.fetch_add(1);
-    return result;
-}
-#endif
 
 namespace {
 
@@ -552,25 +528,6 @@ TEST_CASE("tile: a thread that cannot start leaves its rows to the others", "[ti
 // ---------------------------------------------------------------------------------------------
 // gorge's threads (gorge/detail/parallel.hpp) and their two users.
 namespace {
-
-#if defined(__linux__)
-/// Threads of this process now (the kernel's count; a joined thread is gone); -1 if unknown.
-long live_threads() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-        if (key == "Threads:") {
-            long n = -1;
-            status >> n;
-            return n;
-        }
-        std::getline(status, key);
-    }
-    return -1;
-}
-#else
-long live_threads() { return -1; }
-#endif
 
 /// Smooth hills with fine detail, heights in about [0, 1] (a droplet test map).
 gorge::grid<float> droplet_hills(int w, int h) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "thread_pool.hpp"
 #include "noise/hash.hpp"
 #include "noise/gradient_noise.hpp"
 #include "noise/value_noise.hpp"

@@ -1,7 +1,7 @@
 // gorge/detail/parallel.hpp — the one thread rule of gorge, and the helper that runs workers.
 //
 // Every gorge function that can use threads (erode_tile, evaluate_tile, the tiled schedule of
-// erode_droplets) takes a thread count with the same meaning:
+// erode_droplets, the fills, thermal erosion, landscape evolution) takes a thread count with the same meaning:
 //   - 1 (the default): the calling thread only, no thread is started;
 //   - 0: std::thread::hardware_concurrency() (1 where it is unknown);
 //   - n: n threads, the calling thread being one of them;
@@ -16,7 +16,9 @@
 // counter. Since results do not depend on the thread count, the result is the same, only later.
 //
 // How the work is shared: every call starts its threads once (run_workers) and joins them before
-// it returns; no thread outlives a call. The workers then take their pieces dynamically:
+// it returns; no thread outlives a call, unless the caller keeps threads in a gorge::thread_pool
+// and scopes it on the calling thread (gorge/thread_pool.hpp): calls then run their workers on
+// the pool's threads and start only what the pool lacks. The workers take their pieces dynamically:
 // parallel_chunks hands out guided chunks of a range (large first, small at the end; erode_tile
 // and evaluate_tile over the batches of a tile), and the tiled droplet schedule takes tasks from
 // a queue as their neighbouring tiles allow (gorge/erosion/detail/droplet_schedule.hpp). Progress
@@ -36,39 +38,21 @@
 #include <thread>
 #include <vector>
 
+#include "../thread_pool.hpp"
+#include "thread_count.hpp"
 #include "validate.hpp"
 
 namespace gorge {
-
-/// Largest accepted thread count (tile_settings::threads, evaluate_tile's threads,
-/// droplet_options::threads); 0 = hardware concurrency is capped to it as well.
-constexpr unsigned max_threads = 1024;
-
 namespace detail {
 
-/// Member name and rule of a thread count, for first_invalid(): empty when requested <= max_threads.
-inline invalid_parameter invalid_thread_count(unsigned requested) {
-    if (requested > max_threads) return "threads (must be in 0..1024; 0 = all hardware threads)";
-    return {};
-}
-
-/// Threads to use for `work` independent pieces of work when `requested` were asked for (see the
-/// header comment): 0 means std::thread::hardware_concurrency(); the result lies in
-/// 1..min(max_threads, max(work, 1)).
-inline unsigned resolve_threads(unsigned requested, std::uint64_t work) {
-    unsigned n = requested;
-    if (n == 0) n = std::thread::hardware_concurrency();  // 0 where unknown
-    n = std::min(n, max_threads);
-    if (work < std::uint64_t(n)) n = static_cast<unsigned>(work);
-    return std::max(1u, n);
-}
-
-/// Runs work(w) for w in [0, workers): w = 0 on the calling thread, the others on new
-/// std::threads, and returns once all have returned. `work` must take its pieces of work from a
-/// shared counter: a worker that cannot be started does not run (see the header comment), so
-/// which workers run, and how many, is not fixed. When a worker throws, stop() is called (from
-/// that worker) so that the others can finish early; after every worker has returned, the first
-/// exception thrown is rethrown. Returns the number of workers that ran.
+/// Runs work(w) for w in [0, workers): w = 0 on the calling thread, the others on the threads of
+/// the pool scoped on this thread where there is one and it is free (gorge/thread_pool.hpp), on
+/// new std::threads otherwise (or beyond what the pool holds), and returns once all have
+/// returned. `work` must take its pieces of work from a shared counter: a worker that cannot be
+/// started does not run (see the header comment), so which workers run, and how many, is not
+/// fixed. When a worker throws, stop() is called (from that worker) so that the others can
+/// finish early; after every worker has returned, the first exception thrown is rethrown.
+/// Returns the number of workers that ran.
 template <class Work, class Stop>
 unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
     std::exception_ptr first_error;
@@ -81,10 +65,12 @@ unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
             stop();
         }
     };
+    pooled_call pooled(workers > 1 ? scoped_thread_pool() : nullptr, workers > 1 ? workers - 1 : 0, guarded);
+    const unsigned first_started = pooled.workers() + 1;
     std::vector<std::thread> helpers;
-    if (workers > 1) {
-        helpers.reserve(workers - 1);
-        for (unsigned w = 1; w < workers; ++w) {
+    if (workers > first_started) {
+        helpers.reserve(workers - first_started);
+        for (unsigned w = first_started; w < workers; ++w) {
             try {
                 helpers.emplace_back(guarded, w);
             } catch (const std::system_error&) {
@@ -92,14 +78,16 @@ unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
             } catch (...) {
                 stop();
                 for (std::thread& t : helpers) t.join();
+                pooled.wait();
                 throw;
             }
         }
     }
     guarded(0);
     for (std::thread& t : helpers) t.join();
+    pooled.wait();
     if (first_error) std::rethrow_exception(first_error);
-    return static_cast<unsigned>(helpers.size()) + 1;
+    return pooled.workers() + static_cast<unsigned>(helpers.size()) + 1;
 }
 
 /// Divisor of guided chunk sizes: a worker takes (remaining work) / (guided_share · workers),

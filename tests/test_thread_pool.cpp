@@ -1,0 +1,301 @@
+// gorge::thread_pool (gorge/thread_pool.hpp): threaded calls made inside a thread_pool_scope run
+// their workers on the pool's threads and start no thread of their own (counted), beyond the pool
+// they start only what it lacks, a busy pool is left alone, and every threaded function gives the
+// same bits with and without a pool. Also: exceptions from pool workers, nested scopes, the pool's
+// errors, and a pool that sleeps at once (spin 0).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/catch.hpp"
+#include "support/thread_counts.hpp"
+
+#include <gorge/drainage/depression_fill.hpp>
+#include <gorge/erosion/droplet.hpp>
+#include <gorge/erosion/thermal.hpp>
+#include <gorge/simd/tile.hpp>
+#include <gorge/thread_pool.hpp>
+
+namespace {
+
+/// 4-octave fBm around 0.5 with its gradient, for scalars and batches.
+struct fbm_field {
+    template <class T>
+    glm::vec<3, T> operator()(const glm::vec<2, T>& p) const {
+        gorge::fbm_params<float> params;
+        params.frequency = 2.0f;
+        params.octaves = 4;
+        const glm::vec<3, T> n = gorge::fbm(p, params, 3u);
+        return glm::vec<3, T>(T(0.5f) + T(0.3f) * n.x, T(0.3f) * n.y, T(0.3f) * n.z);
+    }
+};
+
+/// 256 x 256 points: worth 16 threads (gorge::tile_points_per_thread).
+constexpr std::ptrdiff_t side = 256;
+
+/// The eroded heights of the 256^2 tile of `field` on `threads` threads.
+template <class Field>
+std::vector<float> tile_heights(const Field& field, unsigned threads) {
+    std::vector<float> heights(std::size_t(side * side), -7.0f);
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(1.0f / 97.0f);
+    gorge::tile_buffers<float> buffers;
+    buffers.height = gorge::grid_view<float>(heights.data(), side, side);
+    gorge::tile_settings<float> settings;
+    settings.valley_altitude = 0.4f;
+    settings.peak_altitude = 0.6f;
+    settings.threads = threads;
+    gorge::erode_tile(field, sampling, 0, 0, buffers, settings);
+    return heights;
+}
+
+/// fbm_field that records the threads it is called on.
+struct recording_field {
+    std::mutex* lock;
+    std::set<std::thread::id>* seen;
+    template <class T>
+    glm::vec<3, T> operator()(const glm::vec<2, T>& p) const {
+        {
+            const std::lock_guard<std::mutex> hold(*lock);
+            seen->insert(std::this_thread::get_id());
+        }
+        return fbm_field{}(p);
+    }
+};
+
+/// Threads started while f() runs (0 where this build does not count them).
+template <class F>
+unsigned long starts_during(const F& f) {
+#if GORGE_TEST_COUNTS_THREADS
+    const unsigned long before = threads_started.load();
+    f();
+    return threads_started.load() - before;
+#else
+    f();
+    return 0;
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("thread_pool: a tile's workers run on the pool's threads, none is started", "[thread_pool]") {
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    std::thread([] {}).join();  // a sanitizer's own thread, started with the first thread, runs from here on
+    const long threads_before = live_threads();
+    {
+        gorge::thread_pool pool(4);
+        REQUIRE(pool.threads() == 4);
+        std::mutex lock;
+        std::set<std::thread::id> seen;
+        {
+            const gorge::thread_pool_scope use(pool);
+            for (int call = 0; call < 5; ++call) {
+                INFO("call " << call);
+                seen.clear();
+                std::vector<float> got;
+                CHECK(starts_during([&] { got = tile_heights(recording_field{&lock, &seen}, 4); }) == 0);
+                CHECK(got == want);
+                CHECK(seen.size() <= 4);
+                CHECK(seen.count(std::this_thread::get_id()) == 1);
+            }
+        }
+        // Outside the scope the same call starts its own three threads (the counter does count).
+        std::vector<float> got;
+        const unsigned long started = starts_during([&] { got = tile_heights(fbm_field{}, 4); });
+        if (GORGE_TEST_COUNTS_THREADS) CHECK(started == 3);
+        CHECK(got == want);
+        if (threads_before > 0) CHECK(live_threads() == threads_before + 3);  // the pool's threads
+    }
+    if (threads_before > 0) CHECK(live_threads() == threads_before);  // joined by the destructor
+}
+
+TEST_CASE("thread_pool: beyond the pool's threads a call starts what it lacks", "[thread_pool]") {
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    gorge::thread_pool pool(3);  // the caller and 2 pool threads
+    const gorge::thread_pool_scope use(pool);
+    std::vector<float> got;
+    const unsigned long started = starts_during([&] { got = tile_heights(fbm_field{}, 6); });
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(started == 3);  // 6 - 1 - 2
+    CHECK(got == want);
+    // A pool of one thread holds none: calls start their threads as without a pool.
+    gorge::thread_pool alone(1);
+    CHECK(alone.threads() == 1);
+    const gorge::thread_pool_scope use_alone(alone);
+    const unsigned long started_alone = starts_during([&] { got = tile_heights(fbm_field{}, 4); });
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(started_alone == 3);
+    CHECK(got == want);
+}
+
+TEST_CASE("thread_pool: a call made while the pool is busy starts its own threads", "[thread_pool]") {
+    // The outer tile runs on the pool; its field, on the calling thread, makes a nested threaded
+    // call, which finds the (scoped) pool busy.
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    constexpr std::ptrdiff_t nested_w = 64, nested_h = 65;  // two threads' worth of points
+    std::vector<float> nested_want(std::size_t(nested_w * nested_h)), nested_got(nested_want.size());
+    gorge::tile_sampling<float> sampling;
+    sampling.spacing = glm::vec2(1.0f / 50.0f);
+    const auto evaluate = [&](std::vector<float>& out, unsigned threads) {
+        gorge::tile_buffers<float> b;
+        b.height = gorge::grid_view<float>(out.data(), nested_w, nested_h);
+        gorge::evaluate_tile(fbm_field{}, sampling, 0, 0, b, threads);
+    };
+    evaluate(nested_want, 1);
+    gorge::thread_pool pool(4);
+    const gorge::thread_pool_scope use(pool);
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> nested_done{false};
+    std::atomic<unsigned long> nested_starts{0};
+    const auto field = [&](const auto& p) {
+        if (std::this_thread::get_id() == caller && !nested_done.exchange(true))
+            nested_starts = starts_during([&] { evaluate(nested_got, 2); });
+        return fbm_field{}(p);
+    };
+    const std::vector<float> got = tile_heights(field, 4);
+    CHECK(got == want);
+    REQUIRE(nested_done.load());
+    CHECK(nested_got == nested_want);
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(nested_starts.load() == 1);
+}
+
+TEST_CASE("thread_pool: two threads sharing one pool get the same bits", "[thread_pool]") {
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    gorge::thread_pool pool(4);
+    std::atomic<int> wrong{0};
+    const auto calls = [&] {
+        const gorge::thread_pool_scope use(pool);
+        for (int call = 0; call < 6; ++call)
+            if (tile_heights(fbm_field{}, 4) != want) wrong.fetch_add(1);
+    };
+    std::thread other(calls);
+    calls();
+    other.join();
+    CHECK(wrong.load() == 0);
+}
+
+TEST_CASE("thread_pool: droplets, thermal erosion and the epsilon fill give the same bits on a pool", "[thread_pool]") {
+    constexpr int w = 512, h = 512;  // thermal: two threads' worth (gorge::thermal_thread_cells)
+    gorge::grid<float> map(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            map(x, y) = 100.0f + 40.0f * std::sin(0.031f * float(x)) * std::cos(0.023f * float(y)) +
+                        3.0f * std::sin(0.7f * float(x + 3 * y));
+    struct run {
+        const char* what;
+        std::function<void(gorge::grid<float>&, unsigned)> apply;
+    };
+    const std::vector<run> runs = {
+        {"tiled droplets",
+         [](gorge::grid<float>& g, unsigned threads) {
+             gorge::droplet_options options;
+             options.schedule = gorge::droplet_schedule::tiled;
+             options.threads = threads;
+             gorge::erode_droplets(g, 20000, {}, options);
+         }},
+        {"thermal erosion",
+         [](gorge::grid<float>& g, unsigned threads) {
+             gorge::thermal_params<float> params;
+             params.passes = 4;
+             gorge::thermal_options options;
+             options.threads = threads;
+             gorge::erode_thermal(g, params, options);
+         }},
+        {"epsilon fill",
+         [](gorge::grid<float>& g, unsigned threads) {
+             gorge::fill_options<float> options;
+             options.threads = threads;
+             gorge::fill_depressions_epsilon<float>(g.view(), options);
+         }},
+    };
+    gorge::thread_pool pool(4);
+    for (const run& r : runs) {
+        INFO(r.what);
+        gorge::grid<float> want = map, got = map;
+        r.apply(want, 1);
+        const gorge::thread_pool_scope use(pool);
+        const unsigned long started = starts_during([&] { r.apply(got, 4); });
+        if (GORGE_TEST_COUNTS_THREADS) CHECK(started == 0);
+        CHECK(std::equal(got.data(), got.data() + got.size(), want.data()));
+    }
+}
+
+TEST_CASE("thread_pool: an exception on a pool thread reaches the caller; the pool stays usable", "[thread_pool]") {
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    gorge::thread_pool pool(4);
+    const gorge::thread_pool_scope use(pool);
+    const std::thread::id caller = std::this_thread::get_id();
+    // A pool thread throws on its first batch; the caller's first batch waits for that (up to
+    // 10 s), so that a pool thread does take part.
+    std::atomic<bool> thrown{false};
+    const auto failing = [&](const auto& p) {
+        if (std::this_thread::get_id() != caller) {
+            thrown = true;
+            throw std::runtime_error("field failed");
+        }
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!thrown.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        return fbm_field{}(p);
+    };
+    for (int call = 0; call < 3; ++call) {
+        INFO("call " << call);
+        thrown = false;
+        std::string message;
+        try {
+            (void)tile_heights(failing, 4);
+        } catch (const std::runtime_error& e) {
+            message = e.what();
+        }
+        CHECK(message == "field failed");
+        CHECK(tile_heights(fbm_field{}, 4) == want);
+    }
+}
+
+TEST_CASE("thread_pool: a pool that sleeps at once (spin 0) wakes for every call", "[thread_pool]") {
+    const std::vector<float> want = tile_heights(fbm_field{}, 1);
+    gorge::thread_pool pool(4, std::chrono::microseconds(0));
+    CHECK(pool.spin().count() == 0);
+    const gorge::thread_pool_scope use(pool);
+    for (int call = 0; call < 4; ++call) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // the pool's threads are asleep
+        std::vector<float> got;
+        CHECK(starts_during([&] { got = tile_heights(fbm_field{}, 4); }) == 0);
+        CHECK(got == want);
+    }
+}
+
+TEST_CASE("thread_pool: scopes nest; invalid parameters throw naming them", "[thread_pool]") {
+    gorge::thread_pool a(2), b(2);
+    CHECK(gorge::detail::scoped_thread_pool() == nullptr);
+    {
+        const gorge::thread_pool_scope use_a(a);
+        CHECK(gorge::detail::scoped_thread_pool() == &a);
+        {
+            const gorge::thread_pool_scope use_b(b);
+            CHECK(gorge::detail::scoped_thread_pool() == &b);
+        }
+        CHECK(gorge::detail::scoped_thread_pool() == &a);
+    }
+    CHECK(gorge::detail::scoped_thread_pool() == nullptr);
+    CHECK(gorge::thread_pool::default_spin.count() == 100);
+
+    const auto message_of = [](const auto& make) {
+        try {
+            make();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(message_of([] { gorge::thread_pool p(gorge::max_threads + 1); }) ==
+          "gorge::thread_pool: invalid threads (must be in 0..1024; 0 = all hardware threads)");
+    CHECK(message_of([] { gorge::thread_pool p(2, std::chrono::microseconds(-1)); }) ==
+          "gorge::thread_pool: invalid spin (must be >= 0 microseconds)");
+}
