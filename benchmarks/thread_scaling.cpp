@@ -5,6 +5,7 @@
 //   thread_scaling pairs ROUNDS
 //   thread_scaling small THREADS
 //   thread_scaling starts THREADS ROUNDS
+//   thread_scaling droplets THREADS ROUNDS
 //
 // Every round runs each measurement below once, one after another, so that a machine whose speed
 // drifts (a shared host) affects a round's figures alike; ratios are taken within a round and the
@@ -20,24 +21,28 @@
 //                  upper bound where wide vector work lowers the clock)
 //   copies         THREADS independent one-thread 512^2 demo tiles at once, one per std::thread
 //                  (bench_filter's demo_pipeline_simd_copies): THREADS busy cores' work over one
-//                  core's, the ceiling of any schedule
+//                  core's when the work is split evenly in advance (the slowest core decides; a
+//                  schedule that balances as it goes can do better: see starts mode)
 //   tile 512/2048  the demo tile on 1 and on THREADS threads (demo_pipeline_simd_threads), the 512^2
 //                  one also on the THREADS threads of a gorge::thread_pool
 //   droplets       1 M droplets on the 1024^2 benchmark map, tiled schedule, on 1 and on THREADS
 //                  threads (bench_droplet's droplets_1024_mt); the maps must agree bit for bit
 //   droplet copies THREADS serial runs at once of 1/THREADS of the droplets, each on its own copy
-//                  of the map: what THREADS busy cores give droplet work, the droplets' ceiling
+//                  of the map: what THREADS busy cores give droplet work split evenly in advance
+//   droplet shares the same droplets in chunks of 8192 taken from a shared counter by THREADS
+//                  threads, each on its own copy of the map: the load balanced as it goes
 // pairs mode (x86-64 Linux, AVX2 with FMA or AVX-512): each cpu's vector FMA rate alone, then every
 // pair of cpus at once, then all of them: two cpus that are one core's hardware threads share its
 // vector units, which a virtual machine may not report; all at once shows what the vector units
 // of every core give together (clock, power).
-// small mode: the demo tile from 16^2 to 512^2, the epsilon fill from 32^2 to 2048^2 and thermal
-// erosion from 128^2 to 1024^2 on one thread and on THREADS, medians of many calls: what small
-// work gains or loses from threads.
+// small mode: the demo tile from 16^2 to 512^2, the epsilon fill from 32^2 to 2048^2, thermal
+// erosion from 128^2 to 1024^2 and landscape evolution from 64^2 to 512^2 on one thread and on
+// THREADS, medians of many calls: what small work gains or loses from threads.
 // starts mode: when the last of THREADS workers of gorge::detail::run_workers begins, and the
 // 512^2 demo tile on one thread, on THREADS threads started per call, on THREADS threads of a
 // gorge::thread_pool, and on THREADS threads that are already running (started and spinning
 // before the clock starts): what starting threads costs a tile, and what a pool wins back.
+// droplets mode: the droplet shares and the tiled droplets alone, on 1 and THREADS threads.
 // Issue 13 asks for at least 14x at 16 threads for tiles and tiled droplets.
 //
 // Build (a Release build of the benchmarks builds it too):
@@ -62,6 +67,7 @@
 
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/erosion/droplet.hpp>
+#include <gorge/erosion/landscape_evolution.hpp>
 #include <gorge/erosion/thermal.hpp>
 #include <gorge/simd/tile.hpp>
 #include <gorge/thread_pool.hpp>
@@ -437,6 +443,25 @@ double time_droplets(unsigned threads, gorge::grid<float>& work) {
     return seconds_since(start);
 }
 
+/// Droplets a thread takes at once in time_droplet_shares.
+constexpr std::uint64_t droplet_share_chunk = 8192;
+
+/// Seconds for droplet_count droplets on `threads` threads that take chunks of
+/// droplet_share_chunk from a shared counter, each thread on its own copy of the map (chunk k with
+/// seed k): droplet work with nothing shared and the load balanced as it goes, the ceiling of the
+/// tiled schedule when the copies' slowest thread decides their time.
+double time_droplet_shares(unsigned threads) {
+    std::vector<gorge::grid<float>> maps(threads, gorge_bench::droplet_map());
+    std::atomic<std::uint64_t> next{0};
+    return time_at_once(threads, [&](unsigned t) {
+        for (std::uint64_t k = next.fetch_add(1); k * droplet_share_chunk < gorge_bench::droplet_count; k = next.fetch_add(1)) {
+            gorge::droplet_options options;
+            options.seed = k;
+            gorge::erode_droplets(maps[t], std::min(droplet_share_chunk, gorge_bench::droplet_count - k * droplet_share_chunk), {}, options);
+        }
+    });
+}
+
 /// Seconds for `copies` serial-schedule runs at once, one per std::thread, each of
 /// droplet_count / `share` droplets on its own copy of the map: the droplets' own ceiling (with
 /// share = THREADS, each copy does what one of THREADS threads does in the tiled run).
@@ -465,9 +490,10 @@ void compare_threads(const char* what, int side, int calls, unsigned threads, co
 
 /// small mode: the demo tile from 16^2 to 512^2 (spacing 1/512), then the epsilon fill with its
 /// statistics of the drainage map (peers/drainage_maps.hpp) from 32^2 to 2048^2, then 8 passes of
-/// thermal erosion from 128^2 to 1024^2, on one thread and on `threads`, medians of many calls:
-/// how small a piece of work still gains from threads (gorge::tile_points_per_thread, the
-/// statistics' bands of at least 65,536 cells, gorge::thermal_thread_cells).
+/// thermal erosion from 128^2 to 1024^2, then 4 steps of landscape evolution from 64^2 to 512^2,
+/// on one thread and on `threads`, medians of many calls: how small a piece of work still gains
+/// from threads (gorge::tile_points_per_thread, the statistics' bands of at least 65,536 cells,
+/// gorge::thermal_thread_cells).
 int run_small(unsigned threads) {
     constexpr int spacing_side = 512;
     constexpr double measured_points_per_side = 4e6;
@@ -516,19 +542,74 @@ int run_small(unsigned threads) {
             return seconds_since(start);
         });
     }
+    // Landscape evolution, 4 steps from the same sampled map (100 m cells, the evolution
+    // benchmark's rates).
+    constexpr int evolution_steps = 4;
+    for (const int side : {64, 128, 256, 512}) {
+        const gorge::grid<float>& whole = gorge_bench::droplet_map();
+        const int step = gorge_bench::droplet_map_side / side;
+        gorge::grid<float> map(side, side);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
+        compare_threads("evolution:", side, calls_for(side, 0.05), threads, [&](unsigned n) {
+            gorge::evolution_params<float> params;
+            params.cell_size = 100.0f;
+            params.time_step = 1e4f;
+            params.erodibility = 2e-5f;
+            params.diffusivity = 0.01f;
+            params.uplift = 1e-3f;
+            gorge::landscape_evolver<float> model(map.view(), params);
+            gorge::evolution_options options;
+            options.threads = n;
+            const auto start = clock_type::now();
+            model.run(evolution_steps, options);
+            return seconds_since(start);
+        });
+    }
     return 0;
 }
 
+/// droplets mode: per round, the droplet shares (time_droplet_shares) and 1 M tiled droplets on
+/// one thread and on `threads`: the tiled schedule next to droplet work balanced as it goes.
+int run_droplets(unsigned threads, int rounds) {
+    series shares_gain{"droplet shares: THREADS threads taking chunks over one", {}},
+        tiled_gain{"tiled droplets: speed-up on THREADS threads", {}}, tiled_one{"tiled droplets, one thread (s)", {}},
+        tiled_many{"tiled droplets, THREADS threads (ms)", {}};
+    gorge::grid<float> eroded_one, eroded_many;
+    gorge_bench::droplet_map();
+    for (int r = 0; r < rounds; ++r) {
+        shares_gain.values.push_back(time_droplet_shares(1) / time_droplet_shares(threads));
+        const double one = time_droplets(1, eroded_one), many = time_droplets(threads, eroded_many);
+        if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) != 0) {
+            std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
+            return 1;
+        }
+        tiled_one.values.push_back(one);
+        tiled_many.values.push_back(many * 1e3);
+        tiled_gain.values.push_back(one / many);
+        std::printf("round %d: shares %.2f, tiled %.2f (%.3f s / %.1f ms)\n", r, shares_gain.values.back(),
+                    tiled_gain.values.back(), one, many * 1e3);
+    }
+    for (const series* s : {&shares_gain, &tiled_gain, &tiled_one, &tiled_many}) print_series(*s);
+    return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | pairs ROUNDS | small THREADS | starts THREADS ROUNDS\n");
+        std::fprintf(stderr, "usage: thread_scaling THREADS ROUNDS | pairs ROUNDS | small THREADS | starts THREADS ROUNDS | droplets THREADS ROUNDS\n");
         return 2;
     }
     if (std::strcmp(argv[1], "pairs") == 0) return run_pairs(std::max(1, std::atoi(argv[2])));
     if (std::strcmp(argv[1], "small") == 0) return run_small(unsigned(std::max(1, std::atoi(argv[2]))));
+    if (std::strcmp(argv[1], "droplets") == 0) {
+        if (argc < 4) {
+            std::fprintf(stderr, "usage: thread_scaling droplets THREADS ROUNDS\n");
+            return 2;
+        }
+        return run_droplets(unsigned(std::max(2, std::atoi(argv[2]))), std::max(1, std::atoi(argv[3])));
+    }
     if (std::strcmp(argv[1], "starts") == 0) {
         if (argc < 4) {
             std::fprintf(stderr, "usage: thread_scaling starts THREADS ROUNDS\n");
@@ -557,6 +638,7 @@ int main(int argc, char** argv) {
         tile_large_gain{"demo tile 2048^2: speed-up on THREADS threads", {}},
         tile_pool_gain{"demo tile 512^2: speed-up on a thread_pool", {}},
         droplet_copies_gain{"droplet copies: THREADS busy cores' work over one's", {}},
+        droplet_shares_gain{"droplet shares: THREADS threads taking chunks over one", {}},
         droplet_gain{"tiled droplets: speed-up on THREADS threads", {}},
         droplet_one{"tiled droplets, one thread (s)", {}};
     std::vector<float> out;
@@ -597,6 +679,7 @@ int main(int argc, char** argv) {
         }
         droplet_copies_gain.values.push_back(double(threads) * time_droplet_copies(1, threads) /
                                              time_droplet_copies(threads, threads));
+        droplet_shares_gain.values.push_back(time_droplet_shares(1) / time_droplet_shares(threads));
         const double drop_one = time_droplets(1, eroded_one), drop_many = time_droplets(threads, eroded_many);
         if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) != 0) {
             std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
@@ -607,12 +690,12 @@ int main(int argc, char** argv) {
 
         std::printf("round %d:", r);
         for (const series* s : {&ghz_one, &ghz_all_low, &fma_all_gain, &filter_rate, &copies_gain, &tile_small_gain,
-                                &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain})
+                                &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_shares_gain, &droplet_gain})
             if (!s->values.empty()) std::printf(" %.2f", s->values.back());
-        std::printf("  (clock one/all-low, FMA all/one, filter M/s, copies, tile 512, on a pool, tile 2048, droplet copies, droplets)\n");
+        std::printf("  (clock one/all-low, FMA all/one, filter M/s, copies, tile 512, on a pool, tile 2048, droplet copies, droplet shares, droplets)\n");
     }
     for (const series* s : {&ghz_one, &ghz_all_low, &ghz_all_mid, &fma_one, &fma_per_cycle, &fma_all_gain, &filter_rate, &filter_cycles, &copies_gain,
-                            &tile_small_gain, &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_gain, &droplet_one})
+                            &tile_small_gain, &tile_pool_gain, &tile_large_gain, &droplet_copies_gain, &droplet_shares_gain, &droplet_gain, &droplet_one})
         print_series(*s);
     return 0;
 }

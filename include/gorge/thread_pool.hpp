@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -255,6 +256,33 @@ private:
 
     thread_pool* pool_ = nullptr;
     unsigned workers_ = 0;
+};
+
+/// Threads kept for the length of one gorge call that runs its workers many times over (thermal
+/// passes, landscape evolution steps, the epsilon statistics' three sweeps), so that they start
+/// once per call instead of once per run: while it lives, a pool of `threads` threads is scoped on
+/// the calling thread. Nothing is done when threads < 2, or when the caller has scoped a pool
+/// (that one serves). When the pool's threads cannot start, the call goes on without it: each
+/// run then starts its own threads, with the thread rule's fallback.
+class call_thread_pool {
+public:
+    explicit call_thread_pool(unsigned threads) {
+        if (threads < 2 || scoped_thread_pool() != nullptr) return;
+        try {
+            pool_.reset(new thread_pool(threads));
+        } catch (const std::system_error&) {
+            return;
+        }
+        scoped_thread_pool() = pool_.get();
+    }
+    ~call_thread_pool() {
+        if (pool_) scoped_thread_pool() = nullptr;
+    }
+    call_thread_pool(const call_thread_pool&) = delete;
+    call_thread_pool& operator=(const call_thread_pool&) = delete;
+
+private:
+    std::unique_ptr<thread_pool> pool_;
 };
 
 }  // namespace detail

@@ -14,6 +14,7 @@
 
 #include <gorge/grid/grid_field.hpp>
 #include <gorge/simd/tile.hpp>
+#include <gorge/thread_pool.hpp>
 
 #include "common.hpp"
 #include "subcommands.hpp"
@@ -91,6 +92,9 @@ int run_filter(filter_options& o) {
 
     const clock::time_point t_filter = clock::now();
     progress bar(progress_wanted(o.progress), "filter");
+    // One set of threads for all bands, not one per band (gorge/thread_pool.hpp).
+    gorge::thread_pool pool(o.settings.threads);
+    const gorge::thread_pool_scope use_pool(pool);
     with_hash(o.hash, [&](auto policy) {
         using Hash = decltype(policy);
         for (std::ptrdiff_t y0 = 0; y0 < height; y0 += filter_band_rows) {

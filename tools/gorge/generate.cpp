@@ -23,6 +23,7 @@
 
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/noise/island.hpp>
+#include <gorge/thread_pool.hpp>
 
 #include "common.hpp"
 #include "subcommands.hpp"
@@ -83,6 +84,9 @@ void fill_tile(const Field& field, const generate_command& c, const gorge::tile_
     const std::int64_t stride = static_cast<std::int64_t>(n - 1);
     const std::int64_t first_x = c.tile_x * stride, first_y = c.tile_y * stride;
     progress bar(progress_wanted(c.progress), "generate");
+    // One set of threads for all bands, not one per band (gorge/thread_pool.hpp).
+    gorge::thread_pool pool(c.settings.threads);
+    const gorge::thread_pool_scope use_pool(pool);
     for (std::ptrdiff_t y0 = 0; y0 < n; y0 += generate_band_rows) {
         const std::ptrdiff_t rows = std::min(generate_band_rows, n - y0);
         gorge::tile_buffers<float> out;

@@ -376,6 +376,9 @@ public:
             return stats;
         }
         const int interval = std::max(1, steps / reports_per_run);
+        // The steps' threads start once for the run, not in every stage of every step.
+        const detail::call_thread_pool threads_for_call(
+            detail::resolve_threads(options.threads, static_cast<std::uint64_t>(bands())));
         for (int s = 0; s < steps; ++s) {
             step(options.threads, stats);
             stats.steps = s + 1;

@@ -222,6 +222,7 @@ public:
     }
 
     thermal_stats run(const thermal_options& options) {
+        const call_thread_pool threads_for_call(workers(options.threads));  // started once, not per pass
         thermal_stats stats;
         const int passes = params_.passes;
         if (passes == 0) {
@@ -373,10 +374,15 @@ private:
                 band_work(band);
             }
         };
+        run_workers(workers(threads), work, [&] { stop.store(true, std::memory_order_relaxed); });
+    }
+
+    /// Threads of a pass when `threads` are asked for: one per thermal_thread_cells cells, at
+    /// most one per band.
+    unsigned workers(unsigned threads) const {
         const std::ptrdiff_t cells = width_ * height_;
         const std::ptrdiff_t worth = std::min(bands_, (cells + thermal_thread_cells - 1) / thermal_thread_cells);
-        run_workers(resolve_threads(threads, static_cast<std::uint64_t>(worth)), work,
-                    [&] { stop.store(true, std::memory_order_relaxed); });
+        return resolve_threads(threads, static_cast<std::uint64_t>(worth));
     }
 
     grid_view<T> map_;
