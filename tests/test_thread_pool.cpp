@@ -21,6 +21,7 @@
 
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/erosion/droplet.hpp>
+#include <gorge/erosion/landscape_evolution.hpp>
 #include <gorge/erosion/thermal.hpp>
 #include <gorge/simd/tile.hpp>
 #include <gorge/thread_pool.hpp>
@@ -225,6 +226,49 @@ TEST_CASE("thread_pool: droplets, thermal erosion and the epsilon fill give the 
         if (GORGE_TEST_COUNTS_THREADS) CHECK(started == 0);
         CHECK(std::equal(got.data(), got.data() + got.size(), want.data()));
     }
+}
+
+TEST_CASE("thread_pool: calls that run their workers many times start them once", "[thread_pool]") {
+    // Thermal erosion (a run per pass), landscape evolution (several per step) and the epsilon
+    // statistics (three sweeps) keep one set of threads for the whole call.
+    constexpr int side = 512;  // thermal: two threads' worth; statistics: four bands
+    gorge::grid<float> map(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x)
+            map(x, y) = 100.0f + 40.0f * std::sin(0.031f * float(x)) * std::cos(0.023f * float(y)) +
+                        3.0f * std::sin(0.7f * float(x + 3 * y));
+    gorge::grid<float> thermal_one = map, thermal_many = map;
+    gorge::thermal_params<float> thermal;
+    thermal.passes = 6;
+    gorge::thermal_options thermal_threads;
+    thermal_threads.threads = 8;
+    gorge::erode_thermal(thermal_one, thermal);
+    const unsigned long thermal_starts = starts_during([&] { gorge::erode_thermal(thermal_many, thermal, thermal_threads); });
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(thermal_starts == 1);  // 6 passes and the measure on 2 threads
+    CHECK(std::equal(thermal_many.data(), thermal_many.data() + thermal_many.size(), thermal_one.data()));
+
+    gorge::grid<float> fill_one = map, fill_many = map;
+    gorge::fill_options<float> fill;
+    gorge::fill_depressions_epsilon<float>(fill_one.view(), fill);
+    fill.threads = 8;
+    const unsigned long fill_starts = starts_during([&] { gorge::fill_depressions_epsilon<float>(fill_many.view(), fill); });
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(fill_starts == 3);  // three sweeps of four bands
+    CHECK(std::equal(fill_many.data(), fill_many.data() + fill_many.size(), fill_one.data()));
+
+    gorge::evolution_params<float> evolution;
+    evolution.cell_size = 100.0f;
+    evolution.time_step = 1e4f;
+    evolution.uplift = 1e-3f;
+    gorge::landscape_evolver<float> one(map.view(), evolution), many(map.view(), evolution);
+    gorge::evolution_options evolution_threads;
+    evolution_threads.threads = 3;
+    one.run(5);
+    const unsigned long evolution_starts = starts_during([&] { many.run(5, evolution_threads); });
+    if (GORGE_TEST_COUNTS_THREADS) CHECK(evolution_starts <= 2);  // 5 steps of several stages on 3 threads
+    std::size_t differing = 0;
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) differing += many.heights()(x, y) != one.heights()(x, y) ? 1u : 0u;
+    CHECK(differing == 0);
 }
 
 TEST_CASE("thread_pool: an exception on a pool thread reaches the caller; the pool stays usable", "[thread_pool]") {
