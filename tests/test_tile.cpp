@@ -807,6 +807,46 @@ TEST_CASE("threads: tiled droplets follow the colour order on 1, 2, 3, 7 and 16 
     }
 }
 
+TEST_CASE("threads: tiled droplets give each worker a block of tiles, as square as the count allows", "[threads][droplet]") {
+    // 12 x 12 tiles: the 1024^2 benchmark map with default parameters.
+    gorge::detail::droplet_tile_plan plan;
+    plan.columns = 12;
+    plan.rows = 12;
+    plan.tiles.resize(144);
+    struct expectation {
+        unsigned workers, block_columns, block_rows;
+    };
+    for (const expectation e : {expectation{1, 1, 1}, expectation{2, 2, 1}, expectation{7, 7, 1}, expectation{12, 4, 3},
+                                expectation{16, 4, 4}}) {
+        INFO("workers " << e.workers);
+        std::vector<std::set<std::size_t>> blocks(e.workers);
+        for (std::size_t i = 0; i < plan.tiles.size(); ++i) {
+            const unsigned w = plan.owner(i, e.workers);
+            REQUIRE(w < e.workers);
+            blocks[w].insert(i);
+        }
+        for (unsigned w = 0; w < e.workers; ++w) {
+            INFO("worker " << w);
+            // The block is the rectangle of its tiles' columns and rows, and every worker has one
+            // of the same size up to one tile along each axis.
+            std::ptrdiff_t x0 = 99, x1 = -1, y0 = 99, y1 = -1;
+            for (const std::size_t i : blocks[w]) {
+                const auto x = std::ptrdiff_t(i) % plan.columns, y = std::ptrdiff_t(i) / plan.columns;
+                x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+            }
+            CHECK(std::size_t((x1 - x0 + 1) * (y1 - y0 + 1)) == blocks[w].size());
+            CHECK(std::abs((x1 - x0 + 1) - std::ptrdiff_t(12 / e.block_columns)) <= 1);
+            CHECK(std::abs((y1 - y0 + 1) - std::ptrdiff_t(12 / e.block_rows)) <= 1);
+        }
+    }
+    // More workers than tiles along an axis: every tile still has a valid owner.
+    gorge::detail::droplet_tile_plan small;
+    small.columns = 2;
+    small.rows = 3;
+    small.tiles.resize(6);
+    for (std::size_t i = 0; i < small.tiles.size(); ++i) CHECK(small.owner(i, 64) < 64u);
+}
+
 TEST_CASE("threads: tiled droplets on 16 threads cancel early, pass exceptions on, leave no thread", "[threads][droplet]") {
     gorge::droplet_params<float> p;
     p.lifetime = 5;

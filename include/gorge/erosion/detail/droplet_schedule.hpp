@@ -38,6 +38,12 @@ constexpr std::uint64_t droplet_report_interval_max = 64 * droplet_chunk;
 /// Longest wait of the calling thread, in the tiled schedule, between checks for a due report
 /// while other threads finish their tiles.
 constexpr std::chrono::milliseconds droplet_report_poll{1};
+/// Phases by which a ready task outside a worker's block must be earlier than one inside it
+/// before the worker takes it (droplet_tiled_run::rank): two rounds. On 16 Xeon threads the
+/// tasks then ran 1.19x as long as on one thread, against 1.32x when every worker took the
+/// earliest task wherever it lay; a lead of one round gained less, four rounds or an unbounded
+/// lead less again (benchmarks/README.md, "Tiled droplets in blocks").
+constexpr std::uint64_t droplet_own_block_lead = 8;
 
 /// The progress callback's schedule (see droplet_options::progress); false: cancel.
 struct droplet_reporter {
@@ -177,6 +183,20 @@ struct droplet_tile_plan {
         const auto tx = static_cast<std::ptrdiff_t>(i) % columns, ty = static_cast<std::ptrdiff_t>(i) / columns;
         return static_cast<int>((tx & 1) | ((ty & 1) << 1));
     }
+    /// Worker that tile i belongs to when `workers` run the plan: the tiles are cut into a grid
+    /// of blocks, as close to square as `workers` allows (block columns × block rows = workers),
+    /// one block per worker. Neighbouring tiles write into each other's cells, so a worker that
+    /// keeps to its block finds most of those cells in its own cache.
+    unsigned owner(std::size_t i, unsigned workers) const {
+        unsigned block_rows = 1;
+        for (unsigned d = 1; std::uint64_t(d) * d <= workers; ++d)
+            if (workers % d == 0) block_rows = d;
+        const unsigned block_columns = workers / block_rows;
+        const auto tx = static_cast<std::ptrdiff_t>(i) % columns, ty = static_cast<std::ptrdiff_t>(i) / columns;
+        const auto bx = static_cast<unsigned>(tx * block_columns / columns);
+        const auto by = static_cast<unsigned>(ty * block_rows / rows);
+        return by * block_columns + bx;
+    }
     /// Calls f(n) for each tile n next to tile i (the up to 8 around it): the only tiles whose
     /// cells tile i can read or write (see droplet_tile_margin; a tile two columns or two rows
     /// away is as far as one of the same colour).
@@ -240,7 +260,10 @@ inline std::size_t droplet_tile_count(std::ptrdiff_t width, std::ptrdiff_t heigh
 /// the phases, bit for bit, on any number of threads. Threads are started once per call (the
 /// calling thread being one of them) and take ready tasks from a queue, earliest phase first, so
 /// a thread that finishes early moves on to tiles of later phases wherever their neighbours are
-/// done instead of waiting for the slowest tile of a phase.
+/// done instead of waiting for the slowest tile of a phase. Each worker has a block of tiles
+/// (droplet_tile_plan::owner) and prefers its own ready tasks unless another is
+/// droplet_own_block_lead phases earlier: neighbouring tiles write into each other's cells, and
+/// those cells are then mostly in the worker's own cache.
 template <class T>
 class droplet_tiled_run {
 public:
@@ -256,10 +279,12 @@ public:
         cancelled_ = !progress_.start();
         if (!cancelled_ && count_ > 0) {
             ready_.reserve(plan_.tiles.size());
+            const unsigned workers = resolve_threads(options_.threads, plan_.tiles.size());
+            owners_.resize(plan_.tiles.size());
+            for (std::size_t i = 0; i < plan_.tiles.size(); ++i) owners_[i] = plan_.owner(i, workers);
             tasks_left_ = std::uint64_t(plan_.tiles.size()) * options_.rounds;
             for (std::size_t i = 0; i < plan_.tiles.size(); ++i) schedule(i);
-            run_workers(resolve_threads(options_.threads, plan_.tiles.size()), [this](unsigned w) { work(w == 0); },
-                        [this] { request_stop(); });
+            run_workers(workers, [this](unsigned w) { work(w); }, [this] { request_stop(); });
         }
         droplet_stats stats;
         stats.droplets = done_.load();
@@ -293,11 +318,11 @@ private:
     std::uint64_t phase(std::size_t i) const {
         return std::uint64_t(plan_.tiles[i].rounds_done) * droplet_colours + std::uint64_t(plan_.colour(i));
     }
-    /// Heap order of ready_ (std::push_heap keeps the greatest first): earliest phase, then
-    /// lowest tile index, first. Which ready task runs first never changes the result.
-    bool runs_later(std::uint32_t a, std::uint32_t b) const {
-        const std::uint64_t pa = phase(a), pb = phase(b);
-        return pa != pb ? pa > pb : a > b;
+    /// Rank of ready tile i for worker w, lowest first: its phase, put droplet_own_block_lead
+    /// phases later when the tile is not in w's block (droplet_tile_plan::owner). Which ready
+    /// task runs first never changes the result.
+    std::uint64_t rank(std::size_t i, unsigned w) const {
+        return phase(i) + (owners_[i] == w ? 0u : droplet_own_block_lead);
     }
 
     /// Under the lock: queues tile i's next round if it has one, is not queued or running, and
@@ -314,13 +339,14 @@ private:
         if (!ready) return false;
         t.scheduled = true;
         ready_.push_back(static_cast<std::uint32_t>(i));
-        std::push_heap(ready_.begin(), ready_.end(), [this](std::uint32_t a, std::uint32_t b) { return runs_later(a, b); });
         return true;
     }
 
-    /// A worker: takes ready tasks until none is left or a stop. The calling thread (`caller`)
-    /// reports between its chunks and, while no task is ready, every droplet_report_poll.
-    void work(bool caller) {
+    /// Worker w: takes ready tasks, lowest rank first (then lowest tile index), until none is
+    /// left or a stop. The calling thread (w = 0) reports between its chunks and, while no task
+    /// is ready, every droplet_report_poll.
+    void work(unsigned w) {
+        const bool caller = w == 0;
         std::unique_lock<std::mutex> hold(lock_);
         for (;;) {
             if (stop_.load(std::memory_order_relaxed) || tasks_left_ == 0) break;
@@ -335,8 +361,13 @@ private:
                 hold.lock();
                 continue;
             }
-            std::pop_heap(ready_.begin(), ready_.end(), [this](std::uint32_t a, std::uint32_t b) { return runs_later(a, b); });
-            const std::size_t ti = ready_.back();
+            std::size_t best = 0;
+            for (std::size_t k = 1; k < ready_.size(); ++k) {
+                const std::uint64_t rk = rank(ready_[k], w), rb = rank(ready_[best], w);
+                if (rk < rb || (rk == rb && ready_[k] < ready_[best])) best = k;
+            }
+            const std::size_t ti = ready_[best];
+            ready_[best] = ready_.back();
             ready_.pop_back();
             const std::uint32_t round = plan_.tiles[ti].rounds_done;
             hold.unlock();
@@ -402,7 +433,8 @@ private:
     droplet_reporter progress_;
     std::mutex lock_;  ///< guards the tiles' scheduling state, ready_ and tasks_left_
     std::condition_variable wake_;  ///< tasks were queued, all are done, or a stop
-    std::vector<std::uint32_t> ready_;  ///< heap of tiles whose next task can start (runs_later)
+    std::vector<std::uint32_t> ready_;  ///< tiles whose next task can start, in no order
+    std::vector<unsigned> owners_;      ///< per tile: the worker whose block holds it
     std::uint64_t tasks_left_ = 0;      ///< tasks not finished (tiles × rounds at the start)
     std::atomic<std::uint64_t> done_{0};  ///< droplets finished
     std::atomic<bool> stop_{false};       ///< cancelled, or a worker failed (set under lock_)
