@@ -443,6 +443,17 @@ double time_droplets(unsigned threads, gorge::grid<float>& work) {
     return seconds_since(start);
 }
 
+/// Seconds for 1 M tiled droplets on one thread (`one`) and on `threads` (`many`); false, with a
+/// message, when the two eroded maps differ in any bit.
+bool time_tiled_droplets(unsigned threads, double& one, double& many) {
+    static gorge::grid<float> eroded_one, eroded_many;
+    one = time_droplets(1, eroded_one);
+    many = time_droplets(threads, eroded_many);
+    if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) == 0) return true;
+    std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
+    return false;
+}
+
 /// Droplets a thread takes at once in time_droplet_shares.
 constexpr std::uint64_t droplet_share_chunk = 8192;
 
@@ -575,15 +586,11 @@ int run_droplets(unsigned threads, int rounds) {
     series shares_gain{"droplet shares: THREADS threads taking chunks over one", {}},
         tiled_gain{"tiled droplets: speed-up on THREADS threads", {}}, tiled_one{"tiled droplets, one thread (s)", {}},
         tiled_many{"tiled droplets, THREADS threads (ms)", {}};
-    gorge::grid<float> eroded_one, eroded_many;
     gorge_bench::droplet_map();
     for (int r = 0; r < rounds; ++r) {
         shares_gain.values.push_back(time_droplet_shares(1) / time_droplet_shares(threads));
-        const double one = time_droplets(1, eroded_one), many = time_droplets(threads, eroded_many);
-        if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) != 0) {
-            std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
-            return 1;
-        }
+        double one = 0, many = 0;
+        if (!time_tiled_droplets(threads, one, many)) return 1;
         tiled_one.values.push_back(one);
         tiled_many.values.push_back(many * 1e3);
         tiled_gain.values.push_back(one / many);
@@ -642,7 +649,6 @@ int main(int argc, char** argv) {
         droplet_gain{"tiled droplets: speed-up on THREADS threads", {}},
         droplet_one{"tiled droplets, one thread (s)", {}};
     std::vector<float> out;
-    gorge::grid<float> eroded_one, eroded_many;
     gorge::thread_pool pool(threads);
     for (int r = 0; r < rounds; ++r) {
         if (can_count_cycles) {
@@ -680,11 +686,8 @@ int main(int argc, char** argv) {
         droplet_copies_gain.values.push_back(double(threads) * time_droplet_copies(1, threads) /
                                              time_droplet_copies(threads, threads));
         droplet_shares_gain.values.push_back(time_droplet_shares(1) / time_droplet_shares(threads));
-        const double drop_one = time_droplets(1, eroded_one), drop_many = time_droplets(threads, eroded_many);
-        if (std::memcmp(eroded_one.data(), eroded_many.data(), eroded_one.size() * sizeof(float)) != 0) {
-            std::fprintf(stderr, "thread_scaling: tiled droplets on 1 and %u threads differ\n", threads);
-            return 1;
-        }
+        double drop_one = 0, drop_many = 0;
+        if (!time_tiled_droplets(threads, drop_one, drop_many)) return 1;
         droplet_one.values.push_back(drop_one);
         droplet_gain.values.push_back(drop_one / drop_many);
 
