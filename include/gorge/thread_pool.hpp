@@ -4,10 +4,10 @@
 // fills, thermal erosion, landscape evolution) starts its threads and joins them before it
 // returns (the thread rule: gorge/detail/parallel.hpp). Starting a thread costs its starter
 // about 20 µs, and a thread that lands on an idle core waits for that core to wake; on the
-// 16-core Xeon of benchmarks/README.md the 16th worker of a call began 355 µs after the call, and
-// a 512^2 demo tile took 3.0-3.6 ms on 16 threads started for it against 2.0-2.8 ms on 16 threads
-// already running. A caller that makes many threaded calls in a row (tiles streamed one after
-// another) keeps its threads in a pool instead:
+// 16-core Xeon of benchmarks/README.md the 16th worker of a call began 294-369 µs after the call,
+// and a 512^2 demo tile took 2.35-3.64 ms on 16 threads started for it against 1.71-2.77 ms on 16
+// threads already running. A caller that makes many threaded calls in a row (tiles streamed one
+// after another) keeps its threads in a pool instead:
 //
 //     gorge::thread_pool pool(16);             // this thread and 15 pool threads
 //     gorge::thread_pool_scope use(pool);      // calls on this thread now run on the pool
@@ -25,6 +25,9 @@
 //     cores running; that much busy waiting per thread after each call is the price (0: sleep
 //     at once). The calling thread waits for the pool's threads the same way;
 //   - the destructor wakes and joins the pool's threads.
+// Calls that run their workers many times over (thermal erosion's passes, landscape evolution's
+// steps, the epsilon statistics' sweeps) keep a pool of their own for the length of the call
+// when the caller has not scoped one (detail::call_thread_pool, at the end of this file).
 // Limits: a pool must outlive every scope that names it and every call that uses it; destroying
 // it during a call is undefined. A forked child does not have the parent's pool threads: make
 // pools after fork().
