@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gorge/grid/grid.hpp>
+#include <gorge/grid/no_data.hpp>
 
 #include "support/catch.hpp"
 #include "support/errors.hpp"
@@ -111,6 +113,35 @@ TEST_CASE("check_finite names the first non-finite cell", "[grid]") {
     buffer[3] = std::numeric_limits<float>::quiet_NaN();  // outside the 2 x 2 view at (1, 1)
     gorge::grid_view<const float> view(buffer.data() + 5, 2, 2, 4);
     CHECK(contains(invalid_argument_message([&] { view.check_finite(); }), "(0, 0)"));
+}
+
+TEST_CASE("heights_within: every cell finite and within the limit, or no-data", "[grid]") {
+    using gorge::detail::heights_within;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    constexpr float limit = 100.0f;
+    // 37 wide: a whole number of SIMD-sized steps for no width, so every position is looked at.
+    gorge::grid<float> g(37, 5, 1.0f);
+    const std::optional<float> none, marker(-9999.0f), nan_marker(nan);
+    CHECK(heights_within<float>(g.view(), limit, none));
+    g(36, 4) = limit;  // on the limit: within
+    g(0, 0) = -limit;
+    CHECK(heights_within<float>(g.view(), limit, none));
+    for (const float bad : {nan, inf, -inf, std::nextafter(limit, 2 * limit), -2 * limit}) {
+        for (const std::ptrdiff_t x : {std::ptrdiff_t(0), std::ptrdiff_t(17), std::ptrdiff_t(36)}) {
+            INFO("value " << bad << " at x " << x);
+            gorge::grid<float> b = g;
+            b(x, 3) = bad;
+            CHECK_FALSE(heights_within<float>(b.view(), limit, none));
+            CHECK_FALSE(heights_within<float>(b.view(), limit, marker));
+            // A NaN no-data value makes NaN cells no-data, and nothing else.
+            CHECK(heights_within<float>(b.view(), limit, nan_marker) == std::isnan(bad));
+        }
+    }
+    gorge::grid<float> m = g;
+    m(5, 2) = -9999.0f;  // beyond the limit, but the no-data value
+    CHECK(heights_within<float>(m.view(), limit, marker));
+    CHECK_FALSE(heights_within<float>(m.view(), limit, none));
+    CHECK_FALSE(heights_within<float>(m.view(), limit, nan_marker));
 }
 
 TEST_CASE("large grids are 2 MiB aligned; small and over-aligned ones keep their alignment", "[grid]") {

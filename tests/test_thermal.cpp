@@ -558,6 +558,54 @@ TEST_CASE("thermal: world units", "[thermal][units]") {
     }
 }
 
+TEST_CASE("thermal: max_excess is the largest pair excess, bit for bit, at every map shape", "[thermal]") {
+    // The definition in T: over every pair of neighbouring data cells, |h - hn| / run -
+    // talus_slope (run = cell_size along the axes, cell_size * sqrt(2) along the diagonals), the
+    // largest, and 0 when none is larger. Widths around the SIMD widths, thin maps, no-data.
+    const auto definition = [](const gorge::grid<float>& g, const gorge::thermal_params<float>& p) {
+        const float diagonal_run = p.cell_size * 1.41421356237309504880f;
+        float worst = 0.0f;
+        for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+            for (std::ptrdiff_t x = 0; x < g.width(); ++x)
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        if ((dx == 0 && dy == 0) || !g.contains(x + dx, y + dy)) continue;
+                        const float h = g(x, y), hn = g(x + dx, y + dy);
+                        if (gorge::detail::is_no_data(h, p.no_data) || gorge::detail::is_no_data(hn, p.no_data)) continue;
+                        const float run = dx != 0 && dy != 0 ? diagonal_run : p.cell_size;
+                        worst = std::max(worst, std::fabs(h - hn) / run - p.talus_slope);
+                    }
+        return worst;
+    };
+    int compared = 0;
+    for (const std::ptrdiff_t w : {1, 2, 3, 15, 16, 17, 33, 70})
+        for (const std::ptrdiff_t h : {1, 2, 5, 40}) {
+            // Noise, where the largest excess is nearly always along an axis (the shorter run), and
+            // ramps along x - y and x + y, where it lies along one diagonal or the other.
+            for (const int shape : {0, 1, 2})
+            for (const bool with_no_data : {false, true}) {
+                INFO(w << " x " << h << ", shape " << shape << (with_no_data ? ", no-data" : ""));
+                gorge::grid<float> g = random_map<float>(w, h, std::uint32_t(w * 97 + h), -30.0f, 30.0f);
+                if (shape > 0)
+                    for (std::ptrdiff_t y = 0; y < h; ++y)
+                        for (std::ptrdiff_t x = 0; x < w; ++x)
+                            g(x, y) = 3.0f * float(shape == 1 ? x - y : x + y) + 0.001f * g(x, y);
+                gorge::thermal_params<float> p;
+                p.cell_size = 1.3f;
+                p.talus_slope = 0.6f;
+                p.passes = 0;
+                if (with_no_data) {
+                    p.no_data = -9999.0f;
+                    g(w / 2, h / 2) = -9999.0f;
+                }
+                const float want = definition(g, p);
+                CHECK(gorge::erode_thermal(g, p).max_excess == double(want));
+                ++compared;
+            }
+        }
+    CHECK(compared == 192);
+}
+
 TEST_CASE("thermal: zero passes and tiny maps", "[thermal]") {
     gorge::grid<float> g(1, 1, 3.0f);
     thermal_params<float> params;

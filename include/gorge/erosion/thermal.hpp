@@ -218,7 +218,7 @@ public:
         band_rows_ = std::max<std::ptrdiff_t>(1, thermal_band_cells / width_);
         bands_ = (height_ + band_rows_ - 1) / band_rows_;
         band_sums_.assign(static_cast<std::size_t>(bands_), 0.0);
-        scratch_.assign(map.size(), T(0));
+        scratch_.resize(map.size());  // every pass writes every cell before any is read
     }
 
     thermal_stats run(const thermal_options& options) {
@@ -335,6 +335,26 @@ private:
         for_bands(threads, [&](std::ptrdiff_t band) {
             T worst = T(0);
             const std::ptrdiff_t y1 = std::min(height_, (band + 1) * band_rows_);
+            if (!params_.no_data) {
+                // Without no-data every pair counts: the largest height difference along the
+                // axes and along the diagonals, then the excess of each. The same value as the
+                // loop below, bit for bit: d / run - talus_slope never decreases as d grows, so
+                // the excess of the largest difference is the largest excess.
+                T axial = T(0), diag = T(0);
+                for (std::ptrdiff_t y = band * band_rows_; y < y1; ++y) {
+                    const T* row = src.row(y);
+                    axial = largest_difference(row, row + 1, width_ - 1, axial);  // to the right
+                    if (y + 1 == height_) continue;
+                    const T* below = src.row(y + 1);
+                    axial = largest_difference(row, below, width_, axial);              // down
+                    diag = largest_difference(row, below + 1, width_ - 1, diag);        // down-right
+                    diag = largest_difference(row + 1, below, width_ - 1, diag);        // down-left
+                }
+                worst = std::max(worst, axial / params_.cell_size - params_.talus_slope);
+                worst = std::max(worst, diag / diagonal_run - params_.talus_slope);
+                band_sums_[static_cast<std::size_t>(band)] = double(worst);
+                return;
+            }
             for (std::ptrdiff_t y = band * band_rows_; y < y1; ++y)
                 for (std::ptrdiff_t x = 0; x < width_; ++x) {
                     const T h = src.row(y)[x];
@@ -354,6 +374,22 @@ private:
         double worst = 0;
         for (double s : band_sums_) worst = std::max(worst, s);
         return worst;
+    }
+
+    /// The larger of `start` and the largest |a[i] - b[i]| for i in [0, n) (heights: no NaN).
+    static T largest_difference(const T* a, const T* b, std::ptrdiff_t n, T start) {
+        using batch = simd_batch_t<T>;
+        using ops = value_ops<batch>;
+        constexpr std::ptrdiff_t lanes = static_cast<std::ptrdiff_t>(ops::lanes);
+        batch largest(start);
+        std::ptrdiff_t i = 0;
+        for (; i + lanes <= n; i += lanes) largest = detail::max(largest, detail::abs(ops::load(a + i) - ops::load(b + i)));
+        T lanes_largest[ops::lanes];
+        ops::store(largest, lanes_largest);
+        T result = start;
+        for (const T v : lanes_largest) result = std::max(result, v);
+        for (; i < n; ++i) result = std::max(result, std::fabs(a[i] - b[i]));
+        return result;
     }
 
     void copy_back() {
@@ -391,7 +427,7 @@ private:
     T axial_, diagonal_, share_;
     std::ptrdiff_t band_rows_ = 1, bands_ = 1;
     std::vector<double> band_sums_;  ///< per band: lost height (passes) or largest excess (measure)
-    std::vector<T, large_block_allocator<T>> scratch_;  ///< the second buffer, stride = width
+    std::vector<T, uninitialized_block_allocator<T>> scratch_;  ///< the second buffer, stride = width
 };
 
 }  // namespace detail
@@ -407,15 +443,18 @@ thermal_stats erode_thermal(grid_view<T> heights, const thermal_params<T>& param
     detail::require_not_empty(heights, who);
     params.validate();
     options.validate();
-    detail::check_heights<T>(heights, params.no_data, who);
     const T limit = thermal_height_limit<T>();
-    for (std::ptrdiff_t y = 0; y < heights.height(); ++y)
-        for (std::ptrdiff_t x = 0; x < heights.width(); ++x) {
-            const T h = heights(x, y);
-            if (std::fabs(h) > limit && !detail::is_no_data(h, params.no_data))
-                throw std::invalid_argument(std::string(who) + ": height at cell (" + std::to_string(x) + ", " +
-                                            std::to_string(y) + ") exceeds thermal_height_limit in magnitude");
-        }
+    if (!detail::heights_within<T>(heights, limit, params.no_data)) {
+        // Something is wrong: name the first non-finite cell, else the first beyond the limit.
+        detail::check_heights<T>(heights, params.no_data, who);
+        for (std::ptrdiff_t y = 0; y < heights.height(); ++y)
+            for (std::ptrdiff_t x = 0; x < heights.width(); ++x) {
+                const T h = heights(x, y);
+                if (std::fabs(h) > limit && !detail::is_no_data(h, params.no_data))
+                    throw std::invalid_argument(std::string(who) + ": height at cell (" + std::to_string(x) + ", " +
+                                                std::to_string(y) + ") exceeds thermal_height_limit in magnitude");
+            }
+    }
     detail::thermal_run<T> run(heights, params);
     return run.run(options);
 }

@@ -42,5 +42,25 @@ void check_heights(grid_view<const T> heights, const std::optional<T>& no_data, 
     }
 }
 
+/// True when every cell of `heights` is no-data or finite with |h| <= limit. One pass without
+/// branches per cell, for checks whose error (naming the first bad cell) is worked out only when
+/// this fails.
+template <class T>
+bool heights_within(grid_view<const T> heights, T limit, const std::optional<T>& no_data) {
+    const bool nan_marks = no_data && std::isnan(*no_data);
+    const bool value_marks = no_data && !nan_marks;
+    const T marker = value_marks ? *no_data : T(0);
+    for (std::ptrdiff_t y = 0; y < heights.height(); ++y) {
+        const T* r = heights.row(y);
+        bool ok = true;
+        for (std::ptrdiff_t x = 0; x < heights.width(); ++x) {
+            const T h = r[x];
+            ok &= (std::fabs(h) <= limit) | (nan_marks & (h != h)) | (value_marks & (h == marker));
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
 }  // namespace detail
 }  // namespace gorge
