@@ -499,6 +499,17 @@ void compare_threads(const char* what, int side, int calls, unsigned threads, co
                 threads, medians[1], medians[0] / medians[1]);
 }
 
+/// The droplet benchmarks' map sampled down to side^2 cells (every droplet_map_side / side-th
+/// cell), heights times `relief`.
+gorge::grid<float> sampled_droplet_map(int side, float relief) {
+    const gorge::grid<float>& whole = gorge_bench::droplet_map();
+    const int step = gorge_bench::droplet_map_side / side;
+    gorge::grid<float> map(side, side);
+    for (int y = 0; y < side; ++y)
+        for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
+    return map;
+}
+
 /// small mode: the demo tile from 16^2 to 512^2 (spacing 1/512), then the epsilon fill with its
 /// statistics of the drainage map (peers/drainage_maps.hpp) from 32^2 to 2048^2, then 8 passes of
 /// thermal erosion from 128^2 to 1024^2, then 4 steps of landscape evolution from 64^2 to 512^2,
@@ -536,11 +547,8 @@ int run_small(unsigned threads) {
     constexpr int thermal_passes = 8;
     constexpr float relief = 2000.0f, cell_size = 10.0f;  // metres
     for (const int side : {128, 256, 512, 1024}) {
-        const gorge::grid<float>& whole = gorge_bench::droplet_map();
-        const int step = gorge_bench::droplet_map_side / side;
-        gorge::grid<float> map(side, side), work(side, side);
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
+        const gorge::grid<float> map = sampled_droplet_map(side, relief);
+        gorge::grid<float> work(side, side);
         compare_threads("thermal:", side, calls_for(side, 0.25), threads, [&](unsigned n) {
             gorge::thermal_params<float> params;
             params.cell_size = cell_size;
@@ -557,11 +565,7 @@ int run_small(unsigned threads) {
     // benchmark's rates).
     constexpr int evolution_steps = 4;
     for (const int side : {64, 128, 256, 512}) {
-        const gorge::grid<float>& whole = gorge_bench::droplet_map();
-        const int step = gorge_bench::droplet_map_side / side;
-        gorge::grid<float> map(side, side);
-        for (int y = 0; y < side; ++y)
-            for (int x = 0; x < side; ++x) map(x, y) = whole(x * step, y * step) * relief;
+        const gorge::grid<float> map = sampled_droplet_map(side, relief);
         compare_threads("evolution:", side, calls_for(side, 0.05), threads, [&](unsigned n) {
             gorge::evolution_params<float> params;
             params.cell_size = 100.0f;

@@ -73,6 +73,16 @@ struct recording_field {
     }
 };
 
+/// Smooth waves with ripples, heights about 57..143: a map for the map algorithms' thread tests.
+gorge::grid<float> wavy_map(int cells) {
+    gorge::grid<float> map(cells, cells);
+    for (int y = 0; y < cells; ++y)
+        for (int x = 0; x < cells; ++x)
+            map(x, y) = 100.0f + 40.0f * std::sin(0.031f * float(x)) * std::cos(0.023f * float(y)) +
+                        3.0f * std::sin(0.7f * float(x + 3 * y));
+    return map;
+}
+
 /// Threads started while f() runs (0 where this build does not count them).
 template <class F>
 unsigned long starts_during(const F& f) {
@@ -183,12 +193,8 @@ TEST_CASE("thread_pool: two threads sharing one pool get the same bits", "[threa
 }
 
 TEST_CASE("thread_pool: droplets, thermal erosion and the epsilon fill give the same bits on a pool", "[thread_pool]") {
-    constexpr int w = 512, h = 512;  // thermal: two threads' worth (gorge::thermal_thread_cells)
-    gorge::grid<float> map(w, h);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            map(x, y) = 100.0f + 40.0f * std::sin(0.031f * float(x)) * std::cos(0.023f * float(y)) +
-                        3.0f * std::sin(0.7f * float(x + 3 * y));
+    // 512^2: thermal erosion gets two threads' worth (gorge::thermal_thread_cells).
+    const gorge::grid<float> map = wavy_map(512);
     struct run {
         const char* what;
         std::function<void(gorge::grid<float>&, unsigned)> apply;
@@ -232,11 +238,7 @@ TEST_CASE("thread_pool: calls that run their workers many times start them once"
     // Thermal erosion (a run per pass), landscape evolution (several per step) and the epsilon
     // statistics (three sweeps) keep one set of threads for the whole call.
     constexpr int side = 512;  // thermal: two threads' worth; statistics: four bands
-    gorge::grid<float> map(side, side);
-    for (int y = 0; y < side; ++y)
-        for (int x = 0; x < side; ++x)
-            map(x, y) = 100.0f + 40.0f * std::sin(0.031f * float(x)) * std::cos(0.023f * float(y)) +
-                        3.0f * std::sin(0.7f * float(x + 3 * y));
+    const gorge::grid<float> map = wavy_map(side);
     gorge::grid<float> thermal_one = map, thermal_many = map;
     gorge::thermal_params<float> thermal;
     thermal.passes = 6;

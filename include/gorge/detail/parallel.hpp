@@ -103,11 +103,18 @@ constexpr std::uint64_t guided_share = 2;
 /// piece() writes (the callers' results never depend on the split). With one worker, piece(0,
 /// count) runs on the calling thread. After an exception the other workers stop at their next
 /// take; it is rethrown.
+/// Workers parallel_chunks runs for `count` items in chunks of at least `min_chunk` when
+/// `workers` are offered: no more than there are such chunks.
+inline unsigned chunk_workers(std::uint64_t count, unsigned workers, std::uint64_t min_chunk) {
+    const std::uint64_t floor_chunk = std::max<std::uint64_t>(min_chunk, 1);
+    const std::uint64_t chunks = count / floor_chunk + (count % floor_chunk != 0 ? 1 : 0);
+    return chunks < std::uint64_t(workers) ? static_cast<unsigned>(chunks) : workers;
+}
+
 template <class Piece>
 void parallel_chunks(std::uint64_t count, unsigned workers, std::uint64_t min_chunk, const Piece& piece) {
     const std::uint64_t floor_chunk = std::max<std::uint64_t>(min_chunk, 1);
-    const std::uint64_t chunks = count / floor_chunk + (count % floor_chunk != 0 ? 1 : 0);
-    if (chunks < std::uint64_t(workers)) workers = static_cast<unsigned>(chunks);
+    workers = chunk_workers(count, workers, min_chunk);
     if (workers <= 1 || count == 0) {
         if (count > 0) piece(std::uint64_t(0), count);
         return;

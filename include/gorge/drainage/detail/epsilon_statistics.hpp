@@ -145,13 +145,12 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
                                fill_stats<T>& stats, std::uint64_t band_rows,
                                std::vector<T, uninitialized_block_allocator<T>> storage) {
     using key = decltype(ordered_bits(T()));
-    const std::uint64_t bands = (static_cast<std::uint64_t>(work.height) + band_rows - 1) / std::max<std::uint64_t>(band_rows, 1);
-    const call_thread_pool threads_for_call(static_cast<unsigned>(std::min<std::uint64_t>(workers, bands)));  // once for the three sweeps
+    const std::uint64_t rows = static_cast<std::uint64_t>(work.height);
+    const call_thread_pool threads_for_call(chunk_workers(rows, workers, band_rows));  // once for the three sweeps
     const T* e = work.z.data();
     const std::size_t cells = work.z.size();
     const std::size_t width = static_cast<std::size_t>(work.width);
     const std::size_t pitch = static_cast<std::size_t>(work.pitch);
-    const std::uint64_t rows = static_cast<std::uint64_t>(work.height);
     std::ptrdiff_t off[d8_neighbours];
     for (int k = 0; k < d8_neighbours; ++k) off[k] = work.offset(k);
     auto neighbour = [&](std::size_t c, int k) { return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]); };

@@ -362,9 +362,13 @@ private:
                 continue;
             }
             std::size_t best = 0;
+            std::uint64_t best_rank = rank(ready_[0], w);
             for (std::size_t k = 1; k < ready_.size(); ++k) {
-                const std::uint64_t rk = rank(ready_[k], w), rb = rank(ready_[best], w);
-                if (rk < rb || (rk == rb && ready_[k] < ready_[best])) best = k;
+                const std::uint64_t rk = rank(ready_[k], w);
+                if (rk < best_rank || (rk == best_rank && ready_[k] < ready_[best])) {
+                    best = k;
+                    best_rank = rk;
+                }
             }
             const std::size_t ti = ready_[best];
             ready_[best] = ready_.back();
