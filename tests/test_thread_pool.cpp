@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "support/catch.hpp"
+#if defined(__GLIBC__)
+#include <pthread.h>
+#endif
 #include "support/thread_counts.hpp"
 
 #include <gorge/drainage/depression_fill.hpp>
@@ -96,6 +99,31 @@ unsigned long starts_during(const F& f) {
 #endif
 }
 
+
+/// Stack bytes of the calling thread as the system reports them (0 where it does not).
+std::size_t own_stack_bytes() {
+#if defined(__GLIBC__)
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    std::size_t bytes = 0;
+    pthread_attr_getstacksize(&attributes, &bytes);
+    pthread_attr_destroy(&attributes);
+    return bytes;
+#else
+    return 0;
+#endif
+}
+
+/// Writes and reads `bytes` of this thread's stack; returns their sum (the bytes' value, 1 each).
+GORGE_COLD_NOINLINE std::uint64_t use_stack(std::size_t bytes) {
+    constexpr std::size_t most = 512 * 1024;
+    volatile unsigned char block[most];
+    const std::size_t n = std::min(bytes, most);
+    for (std::size_t i = 0; i < n; ++i) block[i] = 1;
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += block[i];
+    return sum;
+}
 }  // namespace
 
 TEST_CASE("thread_pool: a tile's workers run on the pool's threads, none is started", "[thread_pool]") {
@@ -344,4 +372,38 @@ TEST_CASE("thread_pool: scopes nest; invalid parameters throw naming them", "[th
           "gorge::thread_pool: invalid threads (must be in 0..1024; 0 = all hardware threads)");
     CHECK(message_of([] { gorge::thread_pool p(2, std::chrono::microseconds(-1)); }) ==
           "gorge::thread_pool: invalid spin (must be >= 0 microseconds)");
+}
+
+TEST_CASE("worker threads: the threads gorge starts get GORGE_WORKER_STACK_SIZE bytes of stack", "[thread_pool]") {
+    // What the glibc stack cache needs (gorge/detail/worker_thread.hpp), on a call's own threads
+    // and on a pool's; and a worker can use half a MiB of it (the size documented as safe).
+    constexpr unsigned workers = 4;
+    constexpr std::size_t half_mib = 512 * 1024;
+    std::vector<std::size_t> bytes(workers, 0);
+    std::vector<std::uint64_t> used(workers, 0);
+    const auto record = [&](unsigned w) {
+        bytes[w] = own_stack_bytes();
+        used[w] = use_stack(half_mib);
+    };
+    const auto check = [&] {
+        for (unsigned w = 1; w < workers; ++w) {
+            CAPTURE(w, bytes[w]);
+            CHECK(used[w] == half_mib);
+#if defined(__GLIBC__) && GORGE_WORKER_STACK_SIZE > 0
+            // glibc reports the block less its guard page; a sanitizer may round it up a little
+            CHECK(bytes[w] >= gorge::detail::worker_stack_size - 64 * 1024);
+            CHECK(bytes[w] <= gorge::detail::worker_stack_size + 256 * 1024);
+#endif
+        }
+    };
+    SECTION("threads started for the call") {
+        REQUIRE(gorge::detail::run_workers(workers, record, [] {}) == workers);
+        check();
+    }
+    SECTION("a pool's threads") {
+        gorge::thread_pool pool(workers);
+        const gorge::thread_pool_scope use(pool);
+        REQUIRE(starts_during([&] { REQUIRE(gorge::detail::run_workers(workers, record, [] {}) == workers); }) == 0);
+        check();
+    }
 }

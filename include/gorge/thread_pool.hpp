@@ -3,10 +3,11 @@
 // Without a pool, every threaded gorge call (erode_tile, evaluate_tile, tiled droplets, the
 // fills, thermal erosion, landscape evolution) starts its threads and joins them before it
 // returns (the thread rule: gorge/detail/parallel.hpp). Starting a thread costs its starter
-// about 20 µs, and a thread that lands on an idle core waits for that core to wake; on the
-// 16-core Xeon of benchmarks/README.md the 16th worker of a call began 294-369 µs after the call,
-// and a 512^2 demo tile took 2.35-3.64 ms on 16 threads started for it against 1.71-2.77 ms on 16
-// threads already running. A caller that makes many threaded calls in a row (tiles streamed one
+// about 15-20 µs, and a thread that lands on an idle core waits for that core to wake; on the
+// 16-core Xeon of benchmarks/README.md the 16th worker of a call began 252-305 µs after the call
+// (369-479 µs while gorge's threads had 8 MiB stacks: gorge/detail/worker_thread.hpp), and a
+// 512^2 demo tile took 1.20-1.25 times as long on 16 threads started for it as on 16 threads
+// already running. A caller that makes many threaded calls in a row (tiles streamed one
 // after another) keeps its threads in a pool instead:
 //
 //     gorge::thread_pool pool(16);             // this thread and 15 pool threads
@@ -48,6 +49,7 @@
 
 #include "detail/thread_count.hpp"
 #include "detail/validate.hpp"
+#include "detail/worker_thread.hpp"
 
 namespace gorge {
 
@@ -112,7 +114,7 @@ public:
             for (unsigned i = 1; i < total; ++i) {
                 helpers_.push_back(std::make_unique<helper>());
                 helper& h = *helpers_.back();
-                h.thread = std::thread([this, &h] { serve(h); });
+                h.thread = detail::worker_thread([this, &h] { serve(h); });
             }
         } catch (...) {
             stop_and_join();
@@ -137,7 +139,7 @@ private:
 
     /// One pool thread and the job posted to it.
     struct helper {
-        std::thread thread;
+        detail::worker_thread thread;
         std::mutex lock;
         std::condition_variable wake;
         std::atomic<std::uint64_t> posted{0};  ///< jobs posted so far (raised after the fields below)
@@ -175,8 +177,7 @@ private:
             { const std::lock_guard<std::mutex> hold(h->lock); }  // a thread deciding to sleep sees stopping_
             h->wake.notify_one();
         }
-        for (const std::unique_ptr<helper>& h : helpers_)
-            if (h->thread.joinable()) h->thread.join();
+        for (const std::unique_ptr<helper>& h : helpers_) h->thread.join();
     }
 
     std::vector<std::unique_ptr<helper>> helpers_;

@@ -10,7 +10,7 @@
 // cells of a thermal run, tiles of one colour). A request above gorge::max_threads is invalid
 // (std::invalid_argument naming the parameter). Results never depend on the thread count.
 //
-// A thread that cannot start (std::thread throws std::system_error, e.g. when the process has
+// A thread that cannot start (std::system_error, e.g. when the process has
 // reached its thread or memory limit) is not an error: run_workers goes on with the workers it
 // could start, the calling thread included, which take every piece of work from a shared
 // counter. Since results do not depend on the thread count, the result is the same, only later.
@@ -18,12 +18,14 @@
 // How the work is shared: every call starts its threads once (run_workers) and joins them before
 // it returns; no thread outlives a call, unless the caller keeps threads in a gorge::thread_pool
 // and scopes it on the calling thread (gorge/thread_pool.hpp): calls then run their workers on
-// the pool's threads and start only what the pool lacks. The workers take their pieces dynamically:
-// parallel_chunks hands out guided chunks of a range (large first, small at the end; erode_tile
-// and evaluate_tile over the batches of a tile), and the tiled droplet schedule takes tasks from
-// a queue as their neighbouring tiles allow (gorge/erosion/detail/droplet_schedule.hpp). Progress
-// reports and cancellation checks run on the calling thread; an exception thrown on any worker
-// stops the others at their next piece and is rethrown in the caller once all have returned.
+// the pool's threads and start only what the pool lacks. Every thread started has a stack of
+// GORGE_WORKER_STACK_SIZE bytes, 1 MiB by default (gorge/detail/worker_thread.hpp). The workers
+// take their pieces dynamically: parallel_chunks hands out guided chunks of a range (large
+// first, small at the end; erode_tile and evaluate_tile over the batches of a tile), and the
+// tiled droplet schedule takes tasks from a queue as their neighbouring tiles allow
+// (gorge/erosion/detail/droplet_schedule.hpp). Progress reports and cancellation checks run on
+// the calling thread; an exception thrown on any worker stops the others at their next piece
+// and is rethrown in the caller once all have returned.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -41,13 +43,14 @@
 #include "../thread_pool.hpp"
 #include "thread_count.hpp"
 #include "validate.hpp"
+#include "worker_thread.hpp"
 
 namespace gorge {
 namespace detail {
 
 /// Runs work(w) for w in [0, workers): w = 0 on the calling thread, the others on the threads of
 /// the pool scoped on this thread where there is one and it is free (gorge/thread_pool.hpp), on
-/// new std::threads otherwise (or beyond what the pool holds), and returns once all have
+/// new threads otherwise (worker_thread.hpp) (or beyond what the pool holds), and returns once all have
 /// returned. `work` must take its pieces of work from a shared counter: a worker that cannot be
 /// started does not run (see the header comment), so which workers run, and how many, is not
 /// fixed. When a worker throws, stop() is called (from that worker) so that the others can
@@ -67,24 +70,24 @@ unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
     };
     pooled_call pooled(workers > 1 ? scoped_thread_pool() : nullptr, workers > 1 ? workers - 1 : 0, guarded);
     const unsigned first_started = pooled.workers() + 1;
-    std::vector<std::thread> helpers;
+    std::vector<worker_thread> helpers;
     if (workers > first_started) {
         helpers.reserve(workers - first_started);
         for (unsigned w = first_started; w < workers; ++w) {
             try {
-                helpers.emplace_back(guarded, w);
+                helpers.emplace_back([&guarded, w] { guarded(w); });
             } catch (const std::system_error&) {
                 break;  // no more threads: the started ones and the caller do all the work
             } catch (...) {
                 stop();
-                for (std::thread& t : helpers) t.join();
+                for (worker_thread& t : helpers) t.join();
                 pooled.wait();
                 throw;
             }
         }
     }
     guarded(0);
-    for (std::thread& t : helpers) t.join();
+    for (worker_thread& t : helpers) t.join();
     pooled.wait();
     if (first_error) std::rethrow_exception(first_error);
     return pooled.workers() + static_cast<unsigned>(helpers.size()) + 1;

@@ -153,7 +153,7 @@ std::size_t droplet_workspace_bytes(std::ptrdiff_t width, std::ptrdiff_t height,
                                                              detail::droplet_brush_span(brush_cells));
         // tile table, per-tile totals, colour order (one index per tile)
         bytes += tiles * (sizeof(detail::droplet_tile) + sizeof(detail::droplet_totals) + sizeof(std::uint32_t));
-        bytes += std::size_t(detail::resolve_threads(options.threads, tiles)) * sizeof(std::thread);
+        bytes += std::size_t(detail::resolve_threads(options.threads, tiles)) * sizeof(detail::worker_thread);
     }
     return bytes;
 }
