@@ -39,8 +39,8 @@ if [[ ${1:-} != --no-sanitize ]]; then
     -DGORGE_BUILD_TESTS=ON -DGORGE_BUILD_EXAMPLES=OFF -DGORGE_BUILD_BENCHMARKS=OFF -DGORGE_INSTALL=OFF \
     "-DCMAKE_CXX_FLAGS=$tsan" "-DCMAKE_EXE_LINKER_FLAGS=$tsan" >/dev/null
   cmake --build "$root/build/tsan" -j "$jobs" --target gorge_test_droplet gorge_test_thermal gorge_test_tile gorge_test_thread_pool \
-    gorge_test_readme gorge_test_evolution gorge_test_drainage
+    gorge_test_thread_pool_std_thread gorge_test_readme gorge_test_evolution gorge_test_drainage
   TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build/tsan" --output-on-failure -j "$jobs" \
-    -R '^(droplet|thermal|tile|thread_pool|readme|evolution|drainage)$'
+    -R '^(droplet|thermal|tile|thread_pool|thread_pool_std_thread|readme|evolution|drainage)$'
 fi
 echo "All gorge tests passed."
