@@ -10,10 +10,10 @@
 // cells of a thermal run, tiles of one colour). A request above gorge::max_threads is invalid
 // (std::invalid_argument naming the parameter). Results never depend on the thread count.
 //
-// A thread that cannot start (std::system_error, e.g. when the process has
-// reached its thread or memory limit) is not an error: run_workers goes on with the workers it
-// could start, the calling thread included, which take every piece of work from a shared
-// counter. Since results do not depend on the thread count, the result is the same, only later.
+// A thread that cannot start (std::system_error, e.g. when the process has reached its thread or
+// memory limit) is not an error: run_workers goes on with the workers it could start, the
+// calling thread included, which take every piece of work from a shared counter. Since results
+// do not depend on the thread count, the result is the same, only later.
 //
 // How the work is shared: every call starts its threads once (run_workers) and joins them before
 // it returns; no thread outlives a call, unless the caller keeps threads in a gorge::thread_pool
@@ -50,11 +50,11 @@ namespace detail {
 
 /// Runs work(w) for w in [0, workers): w = 0 on the calling thread, the others on the threads of
 /// the pool scoped on this thread where there is one and it is free (gorge/thread_pool.hpp), on
-/// new threads otherwise (worker_thread.hpp) (or beyond what the pool holds), and returns once all have
-/// returned. `work` must take its pieces of work from a shared counter: a worker that cannot be
-/// started does not run (see the header comment), so which workers run, and how many, is not
-/// fixed. When a worker throws, stop() is called (from that worker) so that the others can
-/// finish early; after every worker has returned, the first exception thrown is rethrown.
+/// new threads (worker_thread.hpp) otherwise or beyond what the pool holds, and returns once all
+/// have returned. `work` must take its pieces of work from a shared counter: a worker that
+/// cannot be started does not run (see the header comment), so which workers run, and how many,
+/// is not fixed. When a worker throws, stop() is called (from that worker) so that the others
+/// can finish early; after every worker has returned, the first exception thrown is rethrown.
 /// Returns the number of workers that ran.
 template <class Work, class Stop>
 unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
