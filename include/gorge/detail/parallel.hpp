@@ -80,9 +80,7 @@ unsigned run_workers(unsigned workers, const Work& work, const Stop& stop) {
                 break;  // no more threads: the started ones and the caller do all the work
             } catch (...) {
                 stop();
-                for (worker_thread& t : helpers) t.join();
-                pooled.wait();
-                throw;
+                throw;  // helpers' destructors join the started threads, then pooled's waits for the pool's
             }
         }
     }
