@@ -1587,7 +1587,7 @@ TEST_CASE("epsilon statistics on threads and bands of 1-3 rows match their defin
     // way out. Thin bands on 1-3 threads make most walks leave their band; terraces of one ulp
     // and heights a few ulps apart make many walks climb (the search then lowers cells: checked).
     std::mt19937 rng(2029);
-    std::size_t lowering_maps = 0, overtaken_maps = 0;
+    std::size_t lowering_maps = 0, lowering_from_flood_maps = 0, overtaken_maps = 0;
     for (int m = 0; m < 600; ++m) {
         const std::ptrdiff_t w = 2 + std::ptrdiff_t(rng() % 30), h = 2 + std::ptrdiff_t(rng() % 30);
         const int kind = m % 3;
@@ -1606,6 +1606,11 @@ TEST_CASE("epsilon statistics on threads and bands of 1-3 rows match their defin
         gorge::detail::padded_heights<float> work(original, nd, "test");
         gorge::fill_stats<float> flood_stats;
         REQUIRE(gorge::detail::flood_epsilon<float>(work, nullptr, options, flood_stats, "test"));
+        // The same flood writing U, as fill_depressions_epsilon runs it (steps 1 and 2 skipped).
+        gorge::detail::padded_heights<float> work_with_upper(original, nd, "test");
+        std::vector<float, gorge::detail::uninitialized_block_allocator<float>> upper(work_with_upper.z.size());
+        REQUIRE(gorge::detail::flood_epsilon<float>(work_with_upper, nullptr, options, flood_stats, "test", upper.data()));
+        REQUIRE(work_with_upper.z == work.z);
         gorge::grid<float> eps = original, plain = original;
         gorge::fill_depressions_epsilon(eps, options);
         gorge::fill_depressions(plain, options);
@@ -1619,9 +1624,16 @@ TEST_CASE("epsilon statistics on threads and bands of 1-3 rows match their defin
                 CHECK(stats.max_gradient_rise == rise);
                 CHECK(stats.overtaken_cells == overtaken);
                 if (threads == 1 && band == 1) lowering_maps += lowered > 0 ? 1u : 0u;
+                gorge::fill_stats<float> from_flood;
+                const std::size_t lowered_from_flood = gorge::detail::epsilon_statistics<float>(
+                    work_with_upper, original, threads, from_flood, band, upper, true);
+                CHECK(from_flood.max_gradient_rise == rise);
+                CHECK(from_flood.overtaken_cells == overtaken);
+                if (threads == 1 && band == 1) lowering_from_flood_maps += lowered_from_flood > 0 ? 1u : 0u;
             }
     }
     CHECK(lowering_maps > 30u);  // step 3's search ran
+    CHECK(lowering_from_flood_maps > 30u);  // and from the flood's U
     CHECK(overtaken_maps > 30u);
 }
 

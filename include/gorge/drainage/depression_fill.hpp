@@ -40,9 +40,10 @@
 // patterns (monotone keys: the flood level never goes down), so the worst case is O(n b) for b-bit
 // heights and typical maps cost a few sequential moves per queued cell. Memory: a padded copy of
 // the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
-// value), and the queues; the epsilon fill adds one bit per cell and a list of the cells that
-// raised a neighbour, for its statistics. The tiled plain fill holds instead a filled copy of the
-// map, two bytes of watershed label per cell and one tile's working copy.
+// value), and the queues; the epsilon fill's statistics add one height per cell (which a map
+// filled in one flood holds during the flood) and a byte per cell (on such a map only when their
+// search runs; see detail/epsilon_statistics.hpp). The tiled plain fill holds instead a filled
+// copy of the map, two bytes of watershed label per cell and one tile's working copy.
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -87,8 +88,10 @@
 // The fill finds F on the raised cells only (E = Z implies F = Z), from above: the highest input
 // height on each raised cell's path down E, then lowered where that path climbed past a lower way
 // out (detail/epsilon_statistics.hpp: passes over the rows, on fill_options::threads threads, and
-// one more height and byte per cell while they run); fill_options::epsilon_statistics = false
-// skips it. When these matter, fill a grid
+// one more height and byte per cell while they run). A map filled in one flood gets those
+// highest heights from the flood itself, which knows the cell each raised cell was raised from
+// (one more height per cell during the flood); fill_options::epsilon_statistics = false skips
+// all of it. When these matter, fill a grid
 // of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step
 // above the largest finite value would be infinite; that throws std::overflow_error (and leaves
 // the grid unchanged).
@@ -1174,11 +1177,18 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// value is succ of a value already taken, pushed only when not above the priority queue's
 /// smallest key, and everything pushed later is at least that step. (The priority queue drops
 /// cells that have no unsettled neighbour left, radix_heap::pop_live: they would settle nothing.)
-template <class I, class T>
+/// With Upper (the fill of a whole map, whose ring holds only -infinity), the flood also writes
+/// the epsilon statistics' U there for every cell it settles (detail/epsilon_statistics.hpp): Z on
+/// the cells that keep their height, and on a raised cell the larger of its Z and the U of the cell
+/// it was raised from, whose E is one step below its own: the highest input height on a path down
+/// E, the upper bound of the plain fill that the statistics start from.
+template <class I, class T, bool Upper>
 class epsilon_flood {
 public:
-    epsilon_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who)
-        : work_(work), who_(who), z_(work.z.data()), cells_(work.z.size()),
+    /// upper: U's array with Upper (see above), else ignored.
+    epsilon_flood(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats, const char* who,
+                  T* upper)
+        : work_(work), who_(who), z_(work.z.data()), u_(upper), cells_(work.z.size()),
           step_(options.no_data), progress_(work, options, stats), mask_offsets_(work.pitch) {
         for (int k = 0; k < d8_neighbours; ++k) off_[k] = work.offset(k);
     }
@@ -1228,6 +1238,7 @@ private:
                 }
                 if (!outlet) continue;
                 if (!close(i)) return false;
+                kept_height(i);
                 open_.push(ordered_bits(z_[i]), static_cast<I>(i));
             }
         }
@@ -1246,16 +1257,20 @@ private:
     /// Expands map cell c of value e: settles its unsettled neighbours.
     bool expand(std::size_t c, T e) {
         const T s = step_(e);
+        T parent_upper = T(0);
+        if constexpr (Upper) parent_upper = u_[c];
         key bound = 0;
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
-            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, bound, bound_known)) return false;
+            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, parent_upper, bound, bound_known))
+                return false;
         return trace();
     }
 
     /// Expands ring cell r of value e (its neighbours may lie outside the padded map; those that
     /// wrap around a row end land on ring cells, which are closed).
     bool expand_ring(std::size_t r, T e) {
+        GORGE_ASSERT(!Upper, "gorge: the flood's U is for a whole map, whose ring cells are never expanded");
         const T s = step_(e);
         key bound = 0;
         bool bound_known = false;
@@ -1263,16 +1278,16 @@ private:
             const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(r) + off_[k];
             if (q < 0 || static_cast<std::size_t>(q) >= cells_ || work_.closed.test(static_cast<std::size_t>(q)))
                 continue;
-            if (!settle(static_cast<std::size_t>(q), s, bound, bound_known)) return false;
+            if (!settle(static_cast<std::size_t>(q), s, T(0), bound, bound_known)) return false;
         }
         return trace();
     }
 
-    /// Settles unsettled cell n, reached from a cell whose step value is s: raised to s when not
-    /// above it (into the pit queue when s is not above the priority queue's smallest key, whose
-    /// lower bound is read once per expansion: everything pushed meanwhile is >= s), else kept
-    /// and traced.
-    bool settle(std::size_t n, T s, key& bound, bool& bound_known) {
+    /// Settles unsettled cell n, reached from a cell whose step value is s and whose U is
+    /// parent_upper (read with Upper only): raised to s when not above it (into the pit queue
+    /// when s is not above the priority queue's smallest key, whose lower bound is read once per
+    /// expansion: everything pushed meanwhile is >= s), else kept and traced.
+    bool settle(std::size_t n, T s, T parent_upper, key& bound, bool& bound_known) {
         if (!close(n)) return false;
         if (z_[n] > s) {
             trace_.push(static_cast<I>(n));
@@ -1281,6 +1296,7 @@ private:
         if (!std::isfinite(s))
             throw std::overflow_error(std::string(who_) +
                                       ": raising a cell one step above the largest finite value would make it infinite");
+        if constexpr (Upper) u_[n] = z_[n] > parent_upper ? z_[n] : parent_upper;
         z_[n] = s;
         const key ks = ordered_bits(s);
         if (!bound_known) {
@@ -1301,12 +1317,18 @@ private:
         // Most expansions trace nothing: the test here spares them the call (not inlined here).
         return trace_.empty() ||
                trace_uphill<false>(work_, off_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
-                                   [](std::size_t, unsigned) {});
+                                   [this](std::size_t t, unsigned) { kept_height(t); });
+    }
+
+    /// Cell t keeps its height (an outlet or a traced cell): with Upper, U = Z.
+    void kept_height(std::size_t t) {
+        if constexpr (Upper) u_[t] = z_[t];
     }
 
     padded_heights<T>& work_;
     const char* who_;
     T* z_;
+    T* u_;
     std::size_t cells_;
     epsilon_step<T> step_;
     flood_progress<T> progress_;
@@ -1348,21 +1370,26 @@ inline std::uint64_t epsilon_statistics_band_rows(std::ptrdiff_t width) {
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
                                fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows,
-                               std::vector<T, uninitialized_block_allocator<T>> storage = {});
+                               std::vector<T, uninitialized_block_allocator<T>> storage = {},
+                               bool upper_given = false);
 
 /// Runs epsilon_flood with cell indices of type I.
 template <class I, class T>
 bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats,
-                        const char* who) {
-    return epsilon_flood<I, T>(work, options, stats, who).run();
+                        const char* who, T* upper) {
+    if (upper) return epsilon_flood<I, T, true>(work, options, stats, who, upper).run();
+    return epsilon_flood<I, T, false>(work, options, stats, who, nullptr).run();
 }
 
 /// Loads the ring into the working copy (ring == nullptr: -infinity all round, the map's own
 /// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood. False when
 /// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
+/// With `upper` (one T per cell of the padded map; only with ring == nullptr), the flood writes
+/// the statistics' U there (see epsilon_flood), and +0 on the ring and the no-data cells.
 template <class T>
 bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
-                   const char* who) {
+                   const char* who, T* upper = nullptr) {
+    GORGE_ASSERT(upper == nullptr || ring == nullptr, "gorge: the flood's U is for a whole map");
     const T below_all = -std::numeric_limits<T>::infinity();
     std::size_t r = 0;
     for_each_ring_cell(work, [&](std::size_t i) {
@@ -1371,16 +1398,20 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
             throw std::invalid_argument(std::string(who) + ": ring value " + std::to_string(r) +
                                         " is NaN (use -infinity for an outlet side, +infinity for none)");
         work.z[i] = v;
+        if (upper) upper[i] = T(0);
         ++r;
     });
     if (work.has_no_data)
         for (std::ptrdiff_t y = 0; y < work.height; ++y)
             for (std::ptrdiff_t x = 0; x < work.width; ++x)
-                if (work.valid[work.index(x, y)] == 0) work.z[work.index(x, y)] = below_all;
+                if (work.valid[work.index(x, y)] == 0) {
+                    work.z[work.index(x, y)] = below_all;
+                    if (upper) upper[work.index(x, y)] = T(0);
+                }
     // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
-        return flood_epsilon_with<std::uint32_t>(work, options, stats, who);
-    return flood_epsilon_with<std::size_t>(work, options, stats, who);
+        return flood_epsilon_with<std::uint32_t>(work, options, stats, who, upper);
+    return flood_epsilon_with<std::size_t>(work, options, stats, who, upper);
 }
 
 /// Least epsilon surface of one tile given fixed values on the ring of cells around it (header
@@ -1497,9 +1528,14 @@ fill_stats<T> run_epsilon_fill(grid_view<T> heights, const fill_options<T>& opti
     padded_heights<T> work(heights, options.no_data, who);
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
-    if (!flood_epsilon<T>(work, nullptr, options, stats, who)) return stats;
+    // The statistics' U comes from the flood: it knows which cell raised which.
+    std::vector<T, uninitialized_block_allocator<T>> upper;
+    if (options.epsilon_statistics) upper.resize(work.z.size());
+    if (!flood_epsilon<T>(work, nullptr, options, stats, who, options.epsilon_statistics ? upper.data() : nullptr))
+        return stats;
     if (options.epsilon_statistics)
-        epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_band_rows(heights.width()));
+        epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_band_rows(heights.width()),
+                              std::move(upper), true);
     if (!fill_report(options, 1.0, stats)) return stats;
     stats.raised_cells = work.write_back(heights);
     return stats;
