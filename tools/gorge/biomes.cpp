@@ -98,7 +98,7 @@ runner add_biomes(CLI::App& app) {
     app.add_option("IN", c->input, "Heightmap (elevation; integer files read as 0..1)")->required();
     app.add_option("OUT", c->output, "Biome map, RGBA PNG in the library's biome palette")->required();
     app.add_option("--moisture", c->moisture_file, "Moisture map of the same size (integer files read as 0..1)");
-    app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    add_progress_flag(app, c->progress);
     c->options = std::make_unique<parameters>(app);
     parameters& p = *c->options;
     p.add_value("moisture-value", c->moisture, "Moisture everywhere when no --moisture file is given (>= 0)");

@@ -265,6 +265,19 @@ void add_preview_option(CLI::App& app, std::string& path) {
                    "Also write an 8-bit grayscale PNG preview of the heights, normalised (the range used is printed)");
 }
 
+void add_progress_flag(CLI::App& app, bool& progress) {
+    app.add_flag("--progress", progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+}
+
+CLI::Option* add_heightmap_output(CLI::App& app, std::string& path, const std::string& more) {
+    return app.add_option("OUT", path, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)" + more)
+        ->required();
+}
+
+void add_ridge_option(CLI::App& app, std::string& path) {
+    app.add_option("--ridge", path, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
+}
+
 void check_preview_path(const std::string& path) {
     if (!path.empty() && output_kind(path) != file_kind::png16)
         throw usage_error("--preview: " + path + " must be a .png file");
@@ -379,13 +392,11 @@ void add_grid_io(CLI::App& app, grid_io_options& o) {
                    "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters; fill and thermal keep a raster's "
                    "no-data cells as no-data, droplets refuses them)")
         ->required();
-    app.add_option("OUT", o.output,
-                   "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF); no-data "
-                   "cells: .tif no-data value (and the input's geotransform), .exr the value itself, .png/.r16 code 0 "
-                   "(the range covers the data cells)")
-        ->required();
+    add_heightmap_output(app, o.output,
+                         "; no-data cells: .tif no-data value (and the input's geotransform), .exr the value itself, "
+                         ".png/.r16 code 0 (the range covers the data cells)");
     add_preview_option(app, o.preview);
-    app.add_flag("--progress", o.progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    add_progress_flag(app, o.progress);
     app.add_flag("--timings", o.timings, "Print the read, compute and write times on stderr");
     o.params = std::make_unique<parameters>(app);
     add_mapping_options(app, *o.params, o.mapping);

@@ -154,11 +154,10 @@ void add_erosion_options(parameters& p, gorge::tile_settings<float>& s, bool fad
 runner add_filter(CLI::App& app) {
     auto o = std::make_shared<filter_options>();
     app.add_option("IN", o->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
-    app.add_option("OUT", o->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
-        ->required();
-    app.add_option("--ridge", o->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
+    add_heightmap_output(app, o->output);
+    add_ridge_option(app, o->ridge);
     add_preview_option(app, o->preview);
-    app.add_flag("--progress", o->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    add_progress_flag(app, o->progress);
     app.add_flag("--timings", o->timings, "Print the read, filter and write times on stderr");
 
     o->params = std::make_unique<parameters>(app);

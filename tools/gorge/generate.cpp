@@ -181,11 +181,10 @@ int run_generate(generate_command& c) {
 
 runner add_generate(CLI::App& app) {
     auto c = std::make_shared<generate_command>();
-    app.add_option("OUT", c->output, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)")
-        ->required();
-    app.add_option("--ridge", c->ridge, "Also write the ridge map (-1 creases .. +1 ridges; integer formats map -1..1)");
+    add_heightmap_output(app, c->output);
+    add_ridge_option(app, c->ridge);
     add_preview_option(app, c->preview);
-    app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    add_progress_flag(app, c->progress);
     app.add_flag("--timings", c->timings, "Print the compute time on stderr");
     c->params = std::make_unique<parameters>(app);
     parameters& p = *c->params;

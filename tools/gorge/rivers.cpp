@@ -127,7 +127,7 @@ runner add_rivers(CLI::App& app) {
     app.add_option("--accumulation", c->accumulation,
                    "Also write the flow accumulation (cells draining through each cell): .exr exact, .png/.r16 "
                    "normalised");
-    app.add_flag("--progress", c->progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
+    add_progress_flag(app, c->progress);
     app.add_option("--directions", c->directions,
                    "Also write the D8 directions as an 8-bit PNG (0..7 = E, SE, S, SW, W, NW, N, NE; 8 sink, 9 no data)");
     c->params = std::make_unique<parameters>(app);
