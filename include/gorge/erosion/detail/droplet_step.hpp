@@ -521,6 +521,15 @@ struct droplet_kernel {
 #endif
         out = quad_vec{*p0, *p1, *p2, *p3};
     }
+    /// The four corners around each lane's cell, whose top-left heights are at p0..p3 in a map of
+    /// `row` elements a row: h00 there, h10 to its right, h01 below, h11 below right.
+    static GORGE_FORCEINLINE void quad_corners(quad_vec& h00, quad_vec& h10, quad_vec& h01, quad_vec& h11, const T* p0,
+                                               const T* p1, const T* p2, const T* p3, std::ptrdiff_t row) {
+        quad_load(h00, p0, p1, p2, p3);
+        quad_load(h10, p0 + 1, p1 + 1, p2 + 1, p3 + 1);
+        quad_load(h01, p0 + row, p1 + row, p2 + row, p3 + row);
+        quad_load(h11, p0 + row + 1, p1 + row + 1, p2 + row + 1, p3 + row + 1);
+    }
     /// Whether all four lanes of a comparison mask are set.
     static GORGE_FORCEINLINE bool quad_all(const quad_mask& m) {
 #if defined(__SSE2__)
@@ -606,10 +615,7 @@ struct droplet_kernel {
             const T* const c2 = data + cy2 * row + cx2;
             const T* const c3 = data + cy3 * row + cx3;
             vec h00, h10, h01, h11;
-            quad_load(h00, c0, c1, c2, c3);
-            quad_load(h10, c0 + 1, c1 + 1, c2 + 1, c3 + 1);
-            quad_load(h01, c0 + row, c1 + row, c2 + row, c3 + row);
-            quad_load(h11, c0 + row + 1, c1 + row + 1, c2 + row + 1, c3 + row + 1);
+            quad_corners(h00, h10, h01, h11, c0, c1, c2, c3, row);
             const vec gx = (h10 - h00) * (one - fy) + (h11 - h01) * fy;
             const vec gy = (h01 - h00) * (one - fx) + (h11 - h10) * fx;
             const vec top = h00 + fx * (h10 - h00), bottom = h01 + fx * (h11 - h01);
@@ -641,10 +647,7 @@ struct droplet_kernel {
             const T* const n2 = data + ncy2 * row + ncx2;
             const T* const n3 = data + ncy3 * row + ncx3;
             vec n00, n10, n01, n11;
-            quad_load(n00, n0, n1, n2, n3);
-            quad_load(n10, n0 + 1, n1 + 1, n2 + 1, n3 + 1);
-            quad_load(n01, n0 + row, n1 + row, n2 + row, n3 + row);
-            quad_load(n11, n0 + row + 1, n1 + row + 1, n2 + row + 1, n3 + row + 1);
+            quad_corners(n00, n10, n01, n11, n0, n1, n2, n3, row);
             const vec ntop = n00 + nfx * (n10 - n00);
             const vec nbottom = n01 + nfx * (n11 - n01);
             const vec new_height = ntop + nfy * (nbottom - ntop);
