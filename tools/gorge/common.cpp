@@ -269,8 +269,12 @@ void add_progress_flag(CLI::App& app, bool& progress) {
     app.add_flag("--progress", progress, "Draw a progress bar on stderr (default: only when stderr is a terminal)");
 }
 
-CLI::Option* add_heightmap_output(CLI::App& app, std::string& path, const std::string& more) {
-    return app.add_option("OUT", path, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)" + more)
+void add_heightmap_input(CLI::App& app, std::string& path, const std::string& more) {
+    app.add_option("IN", path, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters" + more + ")")->required();
+}
+
+void add_heightmap_output(CLI::App& app, std::string& path, const std::string& more) {
+    app.add_option("OUT", path, "Output heightmap: .png (16-bit), .r16/.raw, .exr (float32), .tif/.tiff (float32 GeoTIFF)" + more)
         ->required();
 }
 
@@ -388,10 +392,7 @@ gorge::io::heightmap read_input(const std::string& path) {
 }
 
 void add_grid_io(CLI::App& app, grid_io_options& o) {
-    app.add_option("IN", o.input,
-                   "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters; fill and thermal keep a raster's "
-                   "no-data cells as no-data, droplets refuses them)")
-        ->required();
+    add_heightmap_input(app, o.input, "; fill and thermal keep a raster's no-data cells as no-data, droplets refuses them");
     add_heightmap_output(app, o.output,
                          "; no-data cells: .tif no-data value (and the input's geotransform), .exr the value itself, "
                          ".png/.r16 code 0 (the range covers the data cells)");

@@ -204,8 +204,10 @@ std::string write_heights(const std::string& path, const std::string& shown_path
 void add_preview_option(CLI::App& app, std::string& path);
 /// --progress: a progress bar on stderr (without it, only when stderr is a terminal).
 void add_progress_flag(CLI::App& app, bool& progress);
+/// IN, a heightmap in any format the command reads (`more`: what the command adds to that list).
+void add_heightmap_input(CLI::App& app, std::string& path, const std::string& more = std::string());
 /// OUT, a heightmap in any format write_heights writes (`more`: what the command adds to that).
-CLI::Option* add_heightmap_output(CLI::App& app, std::string& path, const std::string& more = std::string());
+void add_heightmap_output(CLI::App& app, std::string& path, const std::string& more = std::string());
 /// --ridge FILE: the filter's ridge map beside the heights.
 void add_ridge_option(CLI::App& app, std::string& path);
 /// Fails (usage_error naming the file) unless `path` is empty or a .png file.

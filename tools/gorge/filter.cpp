@@ -153,7 +153,7 @@ void add_erosion_options(parameters& p, gorge::tile_settings<float>& s, bool fad
 
 runner add_filter(CLI::App& app) {
     auto o = std::make_shared<filter_options>();
-    app.add_option("IN", o->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
+    add_heightmap_input(app, o->input);
     add_heightmap_output(app, o->output);
     add_ridge_option(app, o->ridge);
     add_preview_option(app, o->preview);

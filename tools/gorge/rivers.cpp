@@ -122,7 +122,7 @@ int run_rivers(rivers_command& c) {
 
 runner add_rivers(CLI::App& app) {
     auto c = std::make_shared<rivers_command>();
-    app.add_option("IN", c->input, "Input heightmap (.png 8/16-bit, .r16/.raw, .exr, GDAL rasters)")->required();
+    add_heightmap_input(app, c->input);
     app.add_option("MASK", c->mask, "River mask, 8-bit PNG: 255 where a river runs, else 0")->required();
     app.add_option("--accumulation", c->accumulation,
                    "Also write the flow accumulation (cells draining through each cell): .exr exact, .png/.r16 "
