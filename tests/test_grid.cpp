@@ -1,8 +1,10 @@
 // grid<T> and grid_view<T>: size checks (zero, negative, stride, overflow), strided addressing,
-// checked access and the non-finite check naming the cell.
+// checked access, the non-finite check naming the cell, and the storage's alignment and huge-page
+// hint (GORGE_HUGE_PAGE_MAX_BYTES: this file is built twice, as it comes and with 0).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +21,29 @@ namespace {
 
 using gorge_test::contains;
 using gorge_test::invalid_argument_message;
+
+#if defined(__linux__)
+/// The VmFlags line of the mapping that holds address p (/proc/self/smaps), or "" when none does.
+std::string vm_flags_at(const void* p) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    while (std::getline(smaps, line)) {
+        const std::size_t dash = line.find('-'), space = line.find(' ');
+        const bool header = dash != std::string::npos && space != std::string::npos && dash < space &&
+                            line.find(':') > space;  // "begin-end perms ...", not "Name: value"
+        if (header) {
+            const std::uintptr_t begin = std::stoull(line.substr(0, dash), nullptr, 16);
+            const std::uintptr_t end = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+            inside = begin <= at && at < end;
+        } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+            return line + " ";
+        }
+    }
+    return "";
+}
+#endif
 
 }  // namespace
 
@@ -158,3 +183,23 @@ TEST_CASE("large grids are 2 MiB aligned; small and over-aligned ones keep their
     gorge::grid<wide> small(3, 2);
     CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
 }
+
+#if defined(__linux__)
+TEST_CASE("grids up to GORGE_HUGE_PAGE_MAX_BYTES are marked for transparent huge pages", "[grid]") {
+    // madvise(MADV_HUGEPAGE) sets the mapping's "hg" flag whatever the system's policy, on a kernel
+    // with transparent huge pages (the flag is never set otherwise).
+    const bool kernel_has_them = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+    const auto marked = [](const gorge::grid<float>& g) {
+        const std::string flags = vm_flags_at(g.data());
+        REQUIRE(!flags.empty());
+        return contains(flags, " hg ");
+    };
+    const gorge::grid<float> small(16, 16, 0.0f);   // 1 KiB: never marked
+    const gorge::grid<float> mid(1024, 1024, 1.5f);  // 4 MiB
+    const gorge::grid<float> big(4096, 4096, 1.5f);  // 64 MiB
+    constexpr std::size_t limit = std::size_t(GORGE_HUGE_PAGE_MAX_BYTES);
+    CHECK(!marked(small));
+    CHECK(marked(mid) == (kernel_has_them && limit >= (std::size_t(4) << 20)));
+    CHECK(marked(big) == (kernel_has_them && limit >= (std::size_t(64) << 20)));
+}
+#endif

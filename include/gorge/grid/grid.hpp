@@ -40,9 +40,10 @@ namespace detail {
 /// Allocator of grid storage and of the grid algorithms' large working arrays. Those arrays are
 /// tens of megabytes, read in scattered order (a flood or a flow path visits cells all over the
 /// map) and often freshly allocated: with 4 KiB pages that costs a TLB miss per scattered access
-/// and a page fault per 4 KiB on first touch. So blocks of 2 MiB or more are aligned to 2 MiB and,
-/// on Linux, marked for transparent huge pages (madvise; a hint the kernel may ignore). Smaller
-/// blocks are allocated as std::allocator would (honouring over-aligned T).
+/// and a page fault per 4 KiB on first touch. So blocks of 2 MiB or more are aligned to 2 MiB, where
+/// transparent huge pages can back them, and those up to GORGE_HUGE_PAGE_MAX_BYTES (config.hpp)
+/// are marked for them on Linux (madvise; a hint the kernel may ignore). Smaller blocks are
+/// allocated as std::allocator would (honouring over-aligned T).
 template <class T>
 struct large_block_allocator {
     using value_type = T;
@@ -61,7 +62,8 @@ struct large_block_allocator {
         }
         void* p = ::operator new(bytes, std::align_val_t(huge_page));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-        madvise(p, bytes, MADV_HUGEPAGE);  // only a hint: failure leaves ordinary pages
+        if (bytes <= std::size_t(GORGE_HUGE_PAGE_MAX_BYTES))
+            madvise(p, bytes, MADV_HUGEPAGE);  // only a hint: failure leaves ordinary pages
 #endif
         return static_cast<T*>(p);
     }
