@@ -694,7 +694,7 @@ TEST_CASE("threads: an exception in one worker reaches the caller, stops the oth
     // The others stopped at their next take: far from all items were done (the first chunks
     // are count / 16 each, so at most 8 of them plus those running at the throw).
     CHECK(done.load() < count);
-    if (threads_before > 0) CHECK(live_threads() == threads_before);
+    if (threads_before > 0) CHECK(live_threads_settling_at(threads_before) == threads_before);
 }
 
 TEST_CASE("threads: tiles start their threads once per call; any thread count, same bits", "[threads][tile]") {
@@ -892,5 +892,5 @@ TEST_CASE("threads: tiled droplets on 16 threads cancel early, pass exceptions o
         CHECK(message == "callback failed");
         CHECK(std::all_of(g.begin(), g.end(), [](float h) { return std::isfinite(h); }));
     }
-    if (threads_before > 0) CHECK(live_threads() == threads_before);
+    if (threads_before > 0) CHECK(live_threads_settling_at(threads_before) == threads_before);
 }

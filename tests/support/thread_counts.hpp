@@ -3,12 +3,18 @@
 //                     (std::thread calls it), forwarding to the next definition. Defined only
 //                     where GORGE_TEST_COUNTS_THREADS is 1: glibc without a sanitizer (sanitizers
 //                     put their own in front). Include this header in one file per test program.
-//   live_threads()    threads of this process now (the kernel's count; a joined thread is gone),
-//                     -1 where unknown.
+//   live_threads()    threads of this process now (the kernel's count), -1 where unknown.
+//   live_threads_settling_at(n)
+//                     live_threads() once it equals n, or as it is after a few seconds: a thread
+//                     leaves the kernel's count a moment after pthread_join has returned for it
+//                     (join waits for the thread to release its memory, the count drops later in
+//                     its exit), which a loaded machine stretches.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define GORGE_TEST_COUNTS_THREADS 1
@@ -54,5 +60,15 @@ long live_threads() {
 #else
 long live_threads() { return -1; }
 #endif
+
+long live_threads_settling_at(long n) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    long now = live_threads();
+    while (now != n && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        now = live_threads();
+    }
+    return now;
+}
 
 }  // namespace
