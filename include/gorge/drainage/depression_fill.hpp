@@ -12,10 +12,10 @@
 //                                      Priority-Flood+), with slopes traced uphill outside the
 //                                      priority queue (Wei, Zhou & Fu 2018; see traced_flood).
 //                                      Leaves flat lakes. Maps of 4096^2 cells and more go to
-//                                      tiles joined by a graph of their watersheds (Barnes
-//                                      2016; detail/tiled_fill.hpp) on several threads, or when
-//                                      they outgrow the caches (fill_options::tiles), with the
-//                                      same result bit for bit.
+//                                      tiles (fill_options::tiles; detail/tiled_fill.hpp), same
+//                                      result bit for bit: on several threads filled once each
+//                                      and joined by a graph of their watersheds (Barnes 2016),
+//                                      on one solved again from their neighbours as below.
 //   fill_depressions_epsilon           The least surface on which every cell drains strictly (an
 //                                      epsilon gradient of one ulp per cell, as in their
 //                                      Priority-Flood+ε, but defined so that the result does not
@@ -42,8 +42,9 @@
 // the heights, one bit per cell of visited flags (plus a byte per cell when there is a no-data
 // value), and the queues; the epsilon fill's statistics add one height per cell (which a map
 // filled in one flood holds during the flood) and a byte per cell (on such a map only when their
-// search runs; see detail/epsilon_statistics.hpp). The tiled plain fill holds instead a filled
-// copy of the map, two bytes of watershed label per cell and one tile's working copy.
+// search runs; see detail/epsilon_statistics.hpp). Both tiled fills hold instead one tile's
+// working copy and, on several threads, the plain fill a filled copy of the map and two bytes of
+// watershed label per cell; otherwise the tiles' heights and surfaces (two heights per cell).
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -174,16 +175,20 @@ struct fill_options {
     /// Both fills (fill_depressions_epsilon: see the end): fill a map of at least 4096^2 cells
     /// (both sides at least 2048) in tiles of 1024^2 (detail/tiled_fill.hpp), with the same result
     /// bit for bit, on any number of threads. Tiles stay in the caches, and run side by side on
-    /// threads; they cost a watershed label per cell. On one core: rough terrain, whose whole-map
-    /// flood takes cells from all over the map, filled 1.12-1.71x as fast in tiles at 4096^2 on a
-    /// Xeon and a Zen 5, 1.27x at 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on
-    /// one with 105 MiB; smooth terrain, whose flood moves through the map in order, up to about
-    /// 20 % slower (benchmarks/README.md). false floods the whole map at once on one thread. The
-    /// progress fractions of a tiled fill count the cells of the tiles done (with their own
-    /// interval inside each tile the calling thread fills). fill_depressions_epsilon goes to tiles
-    /// by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their neighbours'
-    /// values until none changes, on one thread lowest values first; the same surface and
-    /// statistics bit for bit; its progress counts the tiles solved in full). On one Xeon core at
+    /// threads. On several threads the plain fill's tiles are filled once each and cost a
+    /// watershed label per cell; on one they are solved as the epsilon fill's are (below). On one
+    /// core: rough terrain, whose whole-map flood takes cells from all over the map, filled
+    /// 1.12-1.71x as fast in watershed-labelled tiles at 4096^2 on a Xeon and a Zen 5, 1.27x at
+    /// 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on one with 105 MiB; smooth
+    /// terrain, whose flood moves through the map in order, up to about 20 % slower; tiles solved
+    /// again from their neighbours filled rough terrain another 1.2-1.3x as fast on an Intel Xeon
+    /// virtual machine (benchmarks/README.md, "The plain fill's tiles on one thread"). false floods
+    /// the whole map at once on one thread. The progress fractions of a plain fill on several
+    /// threads count the cells of the tiles done (with their own interval inside each tile the
+    /// calling thread fills); otherwise the tiles solved in full. fill_depressions_epsilon goes to
+    /// tiles by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their
+    /// neighbours' values until none changes, on one thread lowest values first; the same surface
+    /// and statistics bit for bit). On one Xeon core at
     /// 8192^2 (benchmarks/README.md, "The epsilon fill's tiles in a Dijkstra order"), rough
     /// terrain filled 1.2-1.4x as fast in tiles as one flood, smooth terrain 3-13 % slower; 16
     /// threads of a Xeon filled rough terrain 3.5x as fast as one flood with the statistics and
@@ -1149,6 +1154,19 @@ private:
     T skipped_;
 };
 
+/// The plain fill's step: the identity. A cell reached from a settled neighbour of value v needs
+/// no more than max(Z, v), so epsilon_flood and lower_epsilon_surface with this step give the
+/// least plain fill for a ring of values (the minimax path value, to the ring or an outlet)
+/// instead of the epsilon surface. The plain fill in tiles runs them so on one thread
+/// (detail/tiled_fill.hpp). It assigns only heights the map or the ring holds, never the no-data
+/// value; no_data is taken only to be built like epsilon_step.
+template <class T>
+class plain_step {
+public:
+    explicit plain_step(const std::optional<T>&) {}
+    T operator()(T v) const { return v; }
+};
+
 /// Calls f(i) for the padded index i of every ring cell, in the order of least_epsilon_surface's
 /// ring argument: the row above (x = -1..w), the row below (x = -1..w), the column left and the
 /// column right (y = 0..h-1 each).
@@ -1182,7 +1200,11 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// the cells that keep their height, and on a raised cell the larger of its Z and the U of the cell
 /// it was raised from, whose E is one step below its own: the highest input height on a path down
 /// E, the upper bound of the plain fill that the statistics start from.
-template <class I, class T, bool Upper>
+/// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
+/// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
+/// Both trace without Wei et al.'s test: with the plain step it made no difference that the
+/// timing noise did not hide (8192^2 tiles on one core).
+template <class I, class T, bool Upper, class Step = epsilon_step<T>>
 class epsilon_flood {
 public:
     /// upper: U's array with Upper (see above), else ignored.
@@ -1330,7 +1352,7 @@ private:
     T* z_;
     T* u_;
     std::size_t cells_;
-    epsilon_step<T> step_;
+    Step step_;
     flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     d8_mask_offsets<I> mask_offsets_;
@@ -1374,11 +1396,11 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
                                bool upper_given = false);
 
 /// Runs epsilon_flood with cell indices of type I.
-template <class I, class T>
+template <class I, class T, class Step>
 bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats,
                         const char* who, T* upper) {
-    if (upper) return epsilon_flood<I, T, true>(work, options, stats, who, upper).run();
-    return epsilon_flood<I, T, false>(work, options, stats, who, nullptr).run();
+    if (upper) return epsilon_flood<I, T, true, Step>(work, options, stats, who, upper).run();
+    return epsilon_flood<I, T, false, Step>(work, options, stats, who, nullptr).run();
 }
 
 /// Loads the ring into the working copy (ring == nullptr: -infinity all round, the map's own
@@ -1386,7 +1408,8 @@ bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options,
 /// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
 /// With `upper` (one T per cell of the padded map; only with ring == nullptr), the flood writes
 /// the statistics' U there (see epsilon_flood), and +0 on the ring and the no-data cells.
-template <class T>
+/// Step: epsilon_step, or plain_step for the least plain fill for the ring (see plain_step).
+template <class T, class Step = epsilon_step<T>>
 bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
                    const char* who, T* upper = nullptr) {
     GORGE_ASSERT(upper == nullptr || ring == nullptr, "gorge: the flood's U is for a whole map");
@@ -1410,8 +1433,8 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
                 }
     // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
-        return flood_epsilon_with<std::uint32_t>(work, options, stats, who, upper);
-    return flood_epsilon_with<std::size_t>(work, options, stats, who, upper);
+        return flood_epsilon_with<std::uint32_t, T, Step>(work, options, stats, who, upper);
+    return flood_epsilon_with<std::size_t, T, Step>(work, options, stats, who, upper);
 }
 
 /// Least epsilon surface of one tile given fixed values on the ring of cells around it (header

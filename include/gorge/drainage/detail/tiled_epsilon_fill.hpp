@@ -1,6 +1,8 @@
 // gorge/drainage/detail/tiled_epsilon_fill.hpp — fill_depressions_epsilon's surface on a large
-// map, one cache-sized tile at a time. fill_depressions_epsilon hands such maps here; not a public
-// header.
+// map, one cache-sized tile at a time. fill_depressions_epsilon hands such maps here, and so does
+// the plain fill on one thread, with the plain step (plain_step for succ below: the same argument
+// gives the plain fill, the least surface F >= Z with a path to an outlet that never climbs, as in
+// Barnes 2016's own iteration over tiles); not a public header.
 //
 // The epsilon surface E (depression_fill.hpp, "The epsilon surface") is the least surface with
 // E >= Z, E = Z at outlets and a strictly lower data neighbour for every other data cell. Given
@@ -111,9 +113,10 @@ void for_each_ring_position(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
 ///            no-data cells (so none lands there either)
 ///   ring     the ring values now; lowered: the ring cells whose values went down since e was
 ///            the least surface
-template <class I, class T>
+///   step     epsilon_step, or plain_step for the least plain fill
+template <class I, class T, class Step>
 void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h, const T* ring,
-                           const std::vector<std::size_t>& lowered, const epsilon_step<T>& step) {
+                           const std::vector<std::size_t>& lowered, const Step& step) {
     const std::ptrdiff_t pitch = w + 2;
     std::ptrdiff_t off[d8_neighbours];
     for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_offset(k, pitch);
@@ -168,15 +171,19 @@ struct epsilon_fill_tile {
     }
 };
 
-/// fill_depressions_epsilon in tiles of at most tile_side x tile_side cells (the header comment):
-/// the same surface and statistics, bit for bit. heights must be at least 2 x 2 and tile_side at
-/// least 2. Progress: the fraction of tiles solved in full (each tile's flood reports inside it),
-/// then 1 before the statistics and the result are written.
-template <class T>
-fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who,
-                                     std::ptrdiff_t tile_side) {
+/// The least surface for Step in tiles of at most tile_side x tile_side cells (the header
+/// comment): with epsilon_step, fill_depressions_epsilon (the same surface and statistics, bit for
+/// bit); with plain_step, fill_depressions (the same surface; options.epsilon_statistics is not
+/// read). heights must be at least 2 x 2 and tile_side at least 2. Progress: the fraction of
+/// tiles solved in full (each tile's flood reports inside it), then 1 before the statistics and
+/// the result are written.
+template <class Step, class T>
+fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T>& options, const char* who,
+                                      std::ptrdiff_t tile_side) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value,
                   "gorge depression fills support float and double heights");
+    constexpr bool epsilon = std::is_same<Step, epsilon_step<T>>::value;
+    static_assert(epsilon || std::is_same<Step, plain_step<T>>::value, "the epsilon step or the plain one");
     require_not_empty(heights, who);
     validate(options, who);
     constexpr std::ptrdiff_t min_tile_side = 2;
@@ -252,7 +259,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
     // Each visit of a tile reads its ring and brings its surface up to date.
     fill_options<T> solve_options;
     solve_options.no_data = options.no_data;
-    const epsilon_step<T> step(options.no_data);
+    const Step step(options.no_data);
     std::atomic<bool> cancelled{false}, overflowed{false};
     std::atomic<std::size_t> solved{0};
     double reported = 0.0;  // by the calling thread only
@@ -295,7 +302,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         try {
             work.load(zi, options.no_data, who, tile.x0, tile.y0);
             fill_stats<T> flood_stats;
-            if (!flood_epsilon(work, tile.ring.data(), tile_options, flood_stats, who)) {
+            if (!flood_epsilon<T, Step>(work, tile.ring.data(), tile_options, flood_stats, who)) {
                 cancelled = true;
                 return false;
             }
@@ -314,11 +321,15 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
         std::copy_n(work.z.data(), tile.padded_cells(), tile.e);
         return true;
     };
-    // Starting again as one flood: its progress goes on from where the tiles' stopped.
+    // Starting again as one flood (only the epsilon step can overflow; its progress goes on from
+    // where the tiles' stopped).
     auto flood_whole_map = [&] {
         fill_options<T> again = options;
         if (options.progress) again.progress = [&](double f) { return options.progress(std::max(reported, f)); };
-        return run_epsilon_fill(heights, again, who, false);
+        if constexpr (epsilon)
+            return run_epsilon_fill(heights, again, who, false);
+        else
+            return run_whole_map_flood(heights, again, who);
     };
     auto stopped = [&] { return cancelled.load(std::memory_order_relaxed) || overflowed.load(std::memory_order_relaxed); };
     if (workers == 1) {
@@ -422,7 +433,7 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
             out[x] = from[x];
         }
     };
-    if (!options.epsilon_statistics) {
+    if (!epsilon || !options.epsilon_statistics) {
         for (epsilon_fill_tile<T>& tile : tiles) {
             for (std::ptrdiff_t y = 0; y < tile.h; ++y) write_row(tile.x0, tile.y0 + y, tile.e + tile.padded_index(0, y), tile.w);
             tile = epsilon_fill_tile<T>();
@@ -444,6 +455,14 @@ fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>
     epsilon_statistics<T>(work, heights, workers, stats, epsilon_statistics_band_rows(width), std::move(surface_block));
     for (std::ptrdiff_t y = 0; y < height; ++y) write_row(0, y, work.z.data() + work.index(0, y), width);
     return stats;
+}
+
+/// fill_depressions_epsilon in tiles of at most tile_side x tile_side cells: the same surface and
+/// statistics, bit for bit (run_tiled_least_surface with the epsilon step).
+template <class T>
+fill_stats<T> run_tiled_epsilon_fill(grid_view<T> heights, const fill_options<T>& options, const char* who,
+                                     std::ptrdiff_t tile_side) {
+    return run_tiled_least_surface<epsilon_step<T>>(heights, options, who, tile_side);
 }
 
 }  // namespace detail
