@@ -181,8 +181,9 @@ struct fill_options {
     /// 1.12-1.71x as fast in watershed-labelled tiles at 4096^2 on a Xeon and a Zen 5, 1.27x at
     /// 16384^2 on a Xeon with a 300 MiB cache and 1.0-1.45x at 8192^2 on one with 105 MiB; smooth
     /// terrain, whose flood moves through the map in order, up to about 20 % slower; tiles solved
-    /// again from their neighbours filled rough terrain another 1.2-1.3x as fast on an Intel Xeon
-    /// virtual machine (benchmarks/README.md, "The plain fill's tiles on one thread"). false floods
+    /// again from their neighbours filled rough terrain another 1.12-1.24x as fast on an Intel
+    /// Xeon virtual machine, smooth terrain 0-7 % slower (benchmarks/README.md, "The plain fill's
+    /// tiles on one thread"). false floods
     /// the whole map at once on one thread. The progress fractions of a plain fill on several
     /// threads count the cells of the tiles done (with their own interval inside each tile the
     /// calling thread fills); otherwise the tiles solved in full. fill_depressions_epsilon goes to

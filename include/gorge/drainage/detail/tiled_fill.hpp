@@ -30,15 +30,16 @@
 // On one thread the tiles go instead the tiled epsilon fill's way with the plain step
 // (detail/tiled_epsilon_fill.hpp, plain_step): each tile's least plain fill for the values around
 // it, tiles taken lowest ring values first and lowered again from their neighbours, until none
-// changes. That is the same surface (the plain fill is the least surface with F >= Z that reaches
-// an outlet without climbing; the argument is the epsilon fill's), and it skips the labels' stores,
-// their graph and the pass that lifts each cell to its label's level: on one core of an Intel
-// Xeon (a 2-core virtual machine), the 8192^2 drainage benchmark map filled in 31-34 ns per cell
-// instead of 40-43, its smooth map in 22-25 instead of 25 (benchmarks/README.md, "The plain fill's
-// tiles on one thread"). It holds two T per cell (the tiles' heights and surfaces) and one tile's
-// working copy. On several threads, where the labels' tiles are each filled once and side by
-// side, the labels stay: the iteration's colour sweeps lower far more cells again (on two threads
-// both took 24 ns per cell on that map).
+// changes. That is the same surface (the plain fill is the least surface F >= Z from which every
+// cell has a path to an outlet that never climbs; the argument is the epsilon fill's), and it
+// skips the labels' stores, their graph and the pass that lifts each cell to its label's level,
+// for 10-13 % of the cells lowered a second time: on one core of an Intel Xeon (a 2-core virtual
+// machine), the 8192^2 drainage benchmark map filled in 35.0 ns per cell instead of 43.3
+// (medians), the smooth maps 0-7 % slower (benchmarks/README.md, "The plain fill's tiles on one
+// thread"). It holds two T per cell (the tiles' heights and surfaces) and one tile's working
+// copy. On several threads, where the labels' tiles are each filled once and side by side, the
+// labels stay: the iteration's colour sweeps lower far more cells again (on two threads both took
+// 24 ns per cell on that map).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
