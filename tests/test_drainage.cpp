@@ -1765,6 +1765,75 @@ TEST_CASE("least_epsilon_surface: tiles given their ring reproduce the whole map
                    "tile: out must have the size of heights"));
 }
 
+TEST_CASE("the epsilon flood with the plain step gives the plain fill, of a map and of a tile given its ring",
+          "[drainage][fill]") {
+    // The flood that the plain fill's tiles run on one thread. The whole map's plain fill F, cut
+    // into tiles of random sizes: each tile, given as ring the F of the cells around it (-infinity
+    // off the map and on no-data cells), must give F inside it; with -infinity all round, the map.
+    std::mt19937 rng(919);
+    const float inf = std::numeric_limits<float>::infinity();
+    // The data cells of a flooded working copy against F (x0, y0: the copy's place in the map).
+    auto wrong_cells = [](const gorge::detail::padded_heights<float>& work, const gorge::grid<float>& f,
+                          const gorge::grid<float>& original, std::optional<float> nd, std::ptrdiff_t x0,
+                          std::ptrdiff_t y0) {
+        std::size_t wrong = 0;
+        for (std::ptrdiff_t y = 0; y < work.height; ++y)
+            for (std::ptrdiff_t x = 0; x < work.width; ++x) {
+                if (is_no_data(original(x0 + x, y0 + y), nd)) continue;
+                const float a = work.z[work.index(x, y)], b = f(x0 + x, y0 + y);
+                wrong += std::memcmp(&a, &b, sizeof a) == 0 ? 0u : 1u;
+            }
+        return wrong;
+    };
+    std::size_t tiles = 0, raised = 0;
+    for (int rep = 0; rep < 12; ++rep) {
+        const std::ptrdiff_t w = 10 + std::ptrdiff_t(rng() % 60), h = 10 + std::ptrdiff_t(rng() % 50);
+        std::optional<float> nd;
+        if (rep % 3 == 1) nd = -9999.0f;
+        if (rep % 3 == 2) nd = std::numeric_limits<float>::quiet_NaN();
+        const gorge::grid<float> original =
+            random_terrain<float>(w, h, std::uint32_t(720 + rep), nd ? 0.05 : 0.0, nd ? *nd : -9999.0f);
+        gorge::fill_options<float> options;
+        options.no_data = nd;
+        gorge::grid<float> f = original;
+        raised += gorge::fill_depressions(f, options).raised_cells;
+        {
+            gorge::detail::padded_heights<float> work(original.view(), nd, "test");
+            gorge::fill_stats<float> stats;
+            REQUIRE(gorge::detail::flood_epsilon<float, gorge::detail::plain_step<float>>(work, nullptr, options, stats, "test"));
+            INFO("map " << rep);
+            CHECK(wrong_cells(work, f, original, nd, 0, 0) == 0u);
+        }
+        auto f_at = [&](std::ptrdiff_t x, std::ptrdiff_t y) {
+            if (!f.contains(x, y) || is_no_data(original(x, y), nd)) return -inf;
+            return f(x, y);
+        };
+        for (std::ptrdiff_t y0 = 0; y0 < h;) {
+            const std::ptrdiff_t th = std::min(h - y0, 1 + std::ptrdiff_t(rng() % 20));
+            for (std::ptrdiff_t x0 = 0; x0 < w;) {
+                const std::ptrdiff_t tw = std::min(w - x0, 1 + std::ptrdiff_t(rng() % 20));
+                const gorge::grid_view<const float> tile(&original(x0, y0), tw, th, original.width());
+                std::vector<float> ring;  // least_epsilon_surface's ring order
+                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(f_at(x0 + x, y0 - 1));
+                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(f_at(x0 + x, y0 + th));
+                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(f_at(x0 - 1, y0 + y));
+                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(f_at(x0 + tw, y0 + y));
+                gorge::detail::padded_heights<float> work(tile, nd, "test");
+                gorge::fill_stats<float> stats;
+                REQUIRE(gorge::detail::flood_epsilon<float, gorge::detail::plain_step<float>>(work, ring.data(), options,
+                                                                                             stats, "test"));
+                INFO("map " << rep << ", tile at " << x0 << ", " << y0 << " of " << tw << " x " << th);
+                CHECK(wrong_cells(work, f, original, nd, x0, y0) == 0u);
+                ++tiles;
+                x0 += tw;
+            }
+            y0 += th;
+        }
+    }
+    CHECK(tiles > 100u);
+    CHECK(raised > 1000u);  // the maps have depressions to fill
+}
+
 namespace {
 
 /// The plain fill in tiles of `side` cells and as one flood over the whole map, with the same

@@ -183,14 +183,13 @@ struct fill_options {
     /// terrain, whose flood moves through the map in order, up to about 20 % slower; tiles solved
     /// again from their neighbours filled rough terrain another 1.12-1.24x as fast on an Intel
     /// Xeon virtual machine, smooth terrain 0-7 % slower (benchmarks/README.md, "The plain fill's
-    /// tiles on one thread"). false floods
-    /// the whole map at once on one thread. The progress fractions of a plain fill on several
-    /// threads count the cells of the tiles done (with their own interval inside each tile the
-    /// calling thread fills); otherwise the tiles solved in full. fill_depressions_epsilon goes to
-    /// tiles by the same rule (detail/tiled_epsilon_fill.hpp: tiles solved again from their
-    /// neighbours' values until none changes, on one thread lowest values first; the same surface
-    /// and statistics bit for bit). On one Xeon core at
-    /// 8192^2 (benchmarks/README.md, "The epsilon fill's tiles in a Dijkstra order"), rough
+    /// tiles on one thread"). false floods the whole map at once on one thread. The progress
+    /// fractions of a plain fill on several threads count the cells of the tiles done (with their
+    /// own interval inside each tile the calling thread fills); otherwise the tiles solved in
+    /// full. fill_depressions_epsilon goes to tiles by the same rule (detail/tiled_epsilon_fill.hpp:
+    /// tiles solved again from their neighbours' values until none changes, on one thread lowest
+    /// values first; the same surface and statistics bit for bit). On one Xeon core at 8192^2
+    /// (benchmarks/README.md, "The epsilon fill's tiles in a Dijkstra order"), rough
     /// terrain filled 1.2-1.4x as fast in tiles as one flood, smooth terrain 3-13 % slower; 16
     /// threads of a Xeon filled rough terrain 3.5x as fast as one flood with the statistics and
     /// 5.2-5.5x without.

@@ -1,8 +1,8 @@
 // gorge/drainage/detail/tiled_epsilon_fill.hpp — fill_depressions_epsilon's surface on a large
 // map, one cache-sized tile at a time. fill_depressions_epsilon hands such maps here, and so does
 // the plain fill on one thread, with the plain step (plain_step for succ below: the same argument
-// gives the plain fill, the least surface F >= Z with a path to an outlet that never climbs, as in
-// Barnes 2016's own iteration over tiles); not a public header.
+// gives the plain fill, the least surface F >= Z from which every cell has a path to an outlet
+// that never climbs); not a public header.
 //
 // The epsilon surface E (depression_fill.hpp, "The epsilon surface") is the least surface with
 // E >= Z, E = Z at outlets and a strictly lower data neighbour for every other data cell. Given

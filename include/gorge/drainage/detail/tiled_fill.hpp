@@ -315,6 +315,7 @@ std::vector<T> spill_levels(std::size_t labels, const std::vector<label_edge<T>>
     return level;
 }
 
+// The tiles solved from their neighbours' values (detail/tiled_epsilon_fill.hpp).
 template <class Step, class T>
 fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T>& options, const char* who,
                                       std::ptrdiff_t tile_side);
@@ -323,7 +324,8 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
 /// comment); the same result as the whole-map flood. heights must be at least 2 x 2, and
 /// tile_side in [4, tiled_fill_max_tile_side] (so that every tile is at least 2 x 2).
 /// Progress: the fraction of the map's cells in tiles already filled (each tile's flood reports
-/// as the whole-map flood does), then 1 before the result is written.
+/// as the whole-map flood does), then 1 before the result is written; on one thread (the header
+/// comment) as run_tiled_least_surface reports, by tiles solved in full.
 template <class T>
 fill_stats<T> run_tiled_priority_flood(grid_view<T> heights, const fill_options<T>& options, const char* who,
                                        std::ptrdiff_t tile_side) {
