@@ -1660,6 +1660,53 @@ TEST_CASE("epsilon fill commutes with the 8 mirrors and transpositions of the ma
     CHECK(compared == 40u * 7u);
 }
 
+namespace {
+
+/// Map `rep` of the ring tests: 10-69 x 10-59 cells of random terrain, without no-data, with
+/// -9999 or with NaN as no-data (rep % 3).
+struct ring_test_map {
+    gorge::grid<float> heights;
+    std::optional<float> no_data;
+};
+ring_test_map random_ring_test_map(std::mt19937& rng, int rep, std::uint32_t seed) {
+    const std::ptrdiff_t w = 10 + std::ptrdiff_t(rng() % 60), h = 10 + std::ptrdiff_t(rng() % 50);
+    std::optional<float> nd;
+    if (rep % 3 == 1) nd = -9999.0f;
+    if (rep % 3 == 2) nd = std::numeric_limits<float>::quiet_NaN();
+    return {random_terrain<float>(w, h, seed, nd ? 0.05 : 0.0, nd ? *nd : -9999.0f), nd};
+}
+
+/// Cuts `map` into tiles of random sizes (1 to 20 cells a side) and calls f(x0, y0, tile, ring)
+/// for each: `ring` holds `surface` around the tile in least_epsilon_surface's ring order,
+/// -infinity off the map and on no-data cells. Returns the number of tiles.
+template <class F>
+std::size_t for_each_random_tile(std::mt19937& rng, const ring_test_map& map, const gorge::grid<float>& surface, F&& f) {
+    const gorge::grid<float>& z = map.heights;
+    auto surface_at = [&](std::ptrdiff_t x, std::ptrdiff_t y) {
+        if (!z.contains(x, y) || is_no_data(z(x, y), map.no_data)) return -std::numeric_limits<float>::infinity();
+        return surface(x, y);
+    };
+    std::size_t tiles = 0;
+    for (std::ptrdiff_t y0 = 0; y0 < z.height();) {
+        const std::ptrdiff_t th = std::min(z.height() - y0, 1 + std::ptrdiff_t(rng() % 20));
+        for (std::ptrdiff_t x0 = 0; x0 < z.width();) {
+            const std::ptrdiff_t tw = std::min(z.width() - x0, 1 + std::ptrdiff_t(rng() % 20));
+            std::vector<float> ring;
+            for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(surface_at(x0 + x, y0 - 1));
+            for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(surface_at(x0 + x, y0 + th));
+            for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(surface_at(x0 - 1, y0 + y));
+            for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(surface_at(x0 + tw, y0 + y));
+            f(x0, y0, gorge::grid_view<const float>(&z(x0, y0), tw, th, z.width()), ring);
+            ++tiles;
+            x0 += tw;
+        }
+        y0 += th;
+    }
+    return tiles;
+}
+
+}  // namespace
+
 TEST_CASE("least_epsilon_surface: tiles given their ring reproduce the whole map's fill", "[drainage][fill]") {
     // The whole map's fill E, cut into tiles of random sizes: each tile, given as ring the E of
     // the cells around it (-infinity off the map and on no-data cells), must give E inside it.
@@ -1667,14 +1714,11 @@ TEST_CASE("least_epsilon_surface: tiles given their ring reproduce the whole map
     const float inf = std::numeric_limits<float>::infinity();
     std::size_t tiles = 0;
     for (int rep = 0; rep < 12; ++rep) {
-        const std::ptrdiff_t w = 10 + std::ptrdiff_t(rng() % 60), h = 10 + std::ptrdiff_t(rng() % 50);
-        std::optional<float> nd;
-        if (rep % 3 == 1) nd = -9999.0f;
-        if (rep % 3 == 2) nd = std::numeric_limits<float>::quiet_NaN();
-        const gorge::grid<float> original =
-            random_terrain<float>(w, h, std::uint32_t(700 + rep), nd ? 0.05 : 0.0, nd ? *nd : -9999.0f);
+        const ring_test_map map = random_ring_test_map(rng, rep, std::uint32_t(700 + rep));
+        const gorge::grid<float>& original = map.heights;
+        const std::ptrdiff_t w = original.width(), h = original.height();
         gorge::fill_options<float> options;
-        options.no_data = nd;
+        options.no_data = map.no_data;
         gorge::grid<float> whole = original;
         const auto whole_stats = gorge::fill_depressions_epsilon(whole, options);
         // All -infinity around the whole map: the fill itself.
@@ -1686,36 +1730,19 @@ TEST_CASE("least_epsilon_surface: tiles given their ring reproduce the whole map
             CHECK(same_bits(out, whole));
             CHECK(stats.raised_cells == whole_stats.raised_cells);
         }
-        auto e_at = [&](std::ptrdiff_t x, std::ptrdiff_t y) {
-            if (!whole.contains(x, y) || is_no_data(original(x, y), nd)) return -inf;
-            return whole(x, y);
-        };
-        for (std::ptrdiff_t y0 = 0; y0 < h;) {
-            const std::ptrdiff_t th = std::min(h - y0, 1 + std::ptrdiff_t(rng() % 20));
-            for (std::ptrdiff_t x0 = 0; x0 < w;) {
-                const std::ptrdiff_t tw = std::min(w - x0, 1 + std::ptrdiff_t(rng() % 20));
-                gorge::grid<float> tile(tw, th), out(tw, th, 0.0f);
-                for (std::ptrdiff_t y = 0; y < th; ++y)
-                    for (std::ptrdiff_t x = 0; x < tw; ++x) tile(x, y) = original(x0 + x, y0 + y);
-                std::vector<float> ring;
-                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(e_at(x0 + x, y0 - 1));
-                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(e_at(x0 + x, y0 + th));
-                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(e_at(x0 - 1, y0 + y));
-                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(e_at(x0 + tw, y0 + y));
-                gorge::detail::least_epsilon_surface<float>(tile.view(), ring.data(), out.view(), options, "test");
-                std::size_t wrong = 0;
-                for (std::ptrdiff_t y = 0; y < th; ++y)
-                    for (std::ptrdiff_t x = 0; x < tw; ++x) {
-                        const float a = out(x, y), b = whole(x0 + x, y0 + y);
-                        wrong += std::memcmp(&a, &b, sizeof a) == 0 ? 0u : 1u;
-                    }
-                INFO("map " << rep << ", tile at " << x0 << ", " << y0 << " of " << tw << " x " << th);
-                CHECK(wrong == 0u);
-                ++tiles;
-                x0 += tw;
-            }
-            y0 += th;
-        }
+        tiles += for_each_random_tile(rng, map, whole, [&](std::ptrdiff_t x0, std::ptrdiff_t y0,
+                                                          gorge::grid_view<const float> tile, const std::vector<float>& ring) {
+            gorge::grid<float> out(tile.width(), tile.height(), 0.0f);
+            gorge::detail::least_epsilon_surface<float>(tile, ring.data(), out.view(), options, "test");
+            std::size_t wrong = 0;
+            for (std::ptrdiff_t y = 0; y < tile.height(); ++y)
+                for (std::ptrdiff_t x = 0; x < tile.width(); ++x) {
+                    const float a = out(x, y), b = whole(x0 + x, y0 + y);
+                    wrong += std::memcmp(&a, &b, sizeof a) == 0 ? 0u : 1u;
+                }
+            INFO("map " << rep << ", tile at " << x0 << ", " << y0 << " of " << tile.width() << " x " << tile.height());
+            CHECK(wrong == 0u);
+        });
     }
     CHECK(tiles > 100u);
     // A ring of +infinity (nothing drains out yet): only cells next to a no-data cell are outlets;
@@ -1771,64 +1798,42 @@ TEST_CASE("the epsilon flood with the plain step gives the plain fill, of a map 
     // into tiles of random sizes: each tile, given as ring the F of the cells around it (-infinity
     // off the map and on no-data cells), must give F inside it; with -infinity all round, the map.
     std::mt19937 rng(919);
-    const float inf = std::numeric_limits<float>::infinity();
-    // The data cells of a flooded working copy against F (x0, y0: the copy's place in the map).
-    auto wrong_cells = [](const gorge::detail::padded_heights<float>& work, const gorge::grid<float>& f,
-                          const gorge::grid<float>& original, std::optional<float> nd, std::ptrdiff_t x0,
-                          std::ptrdiff_t y0) {
-        std::size_t wrong = 0;
-        for (std::ptrdiff_t y = 0; y < work.height; ++y)
-            for (std::ptrdiff_t x = 0; x < work.width; ++x) {
-                if (is_no_data(original(x0 + x, y0 + y), nd)) continue;
-                const float a = work.z[work.index(x, y)], b = f(x0 + x, y0 + y);
-                wrong += std::memcmp(&a, &b, sizeof a) == 0 ? 0u : 1u;
-            }
-        return wrong;
-    };
     std::size_t tiles = 0, raised = 0;
     for (int rep = 0; rep < 12; ++rep) {
-        const std::ptrdiff_t w = 10 + std::ptrdiff_t(rng() % 60), h = 10 + std::ptrdiff_t(rng() % 50);
-        std::optional<float> nd;
-        if (rep % 3 == 1) nd = -9999.0f;
-        if (rep % 3 == 2) nd = std::numeric_limits<float>::quiet_NaN();
-        const gorge::grid<float> original =
-            random_terrain<float>(w, h, std::uint32_t(720 + rep), nd ? 0.05 : 0.0, nd ? *nd : -9999.0f);
+        const ring_test_map map = random_ring_test_map(rng, rep, std::uint32_t(720 + rep));
+        const gorge::grid<float>& original = map.heights;
         gorge::fill_options<float> options;
-        options.no_data = nd;
+        options.no_data = map.no_data;
         gorge::grid<float> f = original;
         raised += gorge::fill_depressions(f, options).raised_cells;
-        {
-            gorge::detail::padded_heights<float> work(original.view(), nd, "test");
-            gorge::fill_stats<float> stats;
-            REQUIRE(gorge::detail::flood_epsilon<float, gorge::detail::plain_step<float>>(work, nullptr, options, stats, "test"));
-            INFO("map " << rep);
-            CHECK(wrong_cells(work, f, original, nd, 0, 0) == 0u);
-        }
-        auto f_at = [&](std::ptrdiff_t x, std::ptrdiff_t y) {
-            if (!f.contains(x, y) || is_no_data(original(x, y), nd)) return -inf;
-            return f(x, y);
+        // The data cells of a flood's working copy against F (x0, y0: the copy's place in the map).
+        auto wrong_cells = [&](const gorge::detail::padded_heights<float>& work, std::ptrdiff_t x0, std::ptrdiff_t y0) {
+            std::size_t wrong = 0;
+            for (std::ptrdiff_t y = 0; y < work.height; ++y)
+                for (std::ptrdiff_t x = 0; x < work.width; ++x) {
+                    if (is_no_data(original(x0 + x, y0 + y), map.no_data)) continue;
+                    const float a = work.z[work.index(x, y)], b = f(x0 + x, y0 + y);
+                    wrong += std::memcmp(&a, &b, sizeof a) == 0 ? 0u : 1u;
+                }
+            return wrong;
         };
-        for (std::ptrdiff_t y0 = 0; y0 < h;) {
-            const std::ptrdiff_t th = std::min(h - y0, 1 + std::ptrdiff_t(rng() % 20));
-            for (std::ptrdiff_t x0 = 0; x0 < w;) {
-                const std::ptrdiff_t tw = std::min(w - x0, 1 + std::ptrdiff_t(rng() % 20));
-                const gorge::grid_view<const float> tile(&original(x0, y0), tw, th, original.width());
-                std::vector<float> ring;  // least_epsilon_surface's ring order
-                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(f_at(x0 + x, y0 - 1));
-                for (std::ptrdiff_t x = -1; x <= tw; ++x) ring.push_back(f_at(x0 + x, y0 + th));
-                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(f_at(x0 - 1, y0 + y));
-                for (std::ptrdiff_t y = 0; y < th; ++y) ring.push_back(f_at(x0 + tw, y0 + y));
-                gorge::detail::padded_heights<float> work(tile, nd, "test");
-                gorge::fill_stats<float> stats;
-                REQUIRE(gorge::detail::flood_epsilon<float, gorge::detail::plain_step<float>>(work, ring.data(), options,
-                                                                                             stats, "test"));
-                INFO("map " << rep << ", tile at " << x0 << ", " << y0 << " of " << tw << " x " << th);
-                CHECK(wrong_cells(work, f, original, nd, x0, y0) == 0u);
-                ++tiles;
-                x0 += tw;
-            }
-            y0 += th;
+        auto plain_flood = [&](gorge::detail::padded_heights<float>& work, const float* ring) {
+            gorge::fill_stats<float> stats;
+            return gorge::detail::flood_epsilon<float, gorge::detail::plain_step<float>>(work, ring, options, stats, "test");
+        };
+        {
+            gorge::detail::padded_heights<float> work(original.view(), map.no_data, "test");
+            REQUIRE(plain_flood(work, nullptr));
+            INFO("map " << rep);
+            CHECK(wrong_cells(work, 0, 0) == 0u);
         }
+        tiles += for_each_random_tile(rng, map, f, [&](std::ptrdiff_t x0, std::ptrdiff_t y0,
+                                                      gorge::grid_view<const float> tile, const std::vector<float>& ring) {
+            gorge::detail::padded_heights<float> work(tile, map.no_data, "test");
+            REQUIRE(plain_flood(work, ring.data()));
+            INFO("map " << rep << ", tile at " << x0 << ", " << y0 << " of " << tile.width() << " x " << tile.height());
+            CHECK(wrong_cells(work, x0, y0) == 0u);
+        });
     }
     CHECK(tiles > 100u);
     CHECK(raised > 1000u);  // the maps have depressions to fill
