@@ -1196,10 +1196,10 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// smallest key, and everything pushed later is at least that step. (The priority queue drops
 /// cells that have no unsettled neighbour left, radix_heap::pop_live: they would settle nothing.)
 /// With Upper (the fill of a whole map, whose ring holds only -infinity), the flood also writes
-/// the epsilon statistics' U there for every cell it settles (detail/epsilon_statistics.hpp): Z on
-/// the cells that keep their height, and on a raised cell the larger of its Z and the U of the cell
-/// it was raised from, whose E is one step below its own: the highest input height on a path down
-/// E, the upper bound of the plain fill that the statistics start from.
+/// the epsilon statistics' U (detail/epsilon_statistics.hpp) of every cell it raises: the larger
+/// of its Z and the U of the cell it was raised from, whose E is one step below its own: the
+/// highest input height on a path down E, the upper bound of the plain fill that the statistics
+/// start from. U holds Z before the flood, which is final on the cells that keep their height.
 /// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
 /// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
 /// Both trace without Wei et al.'s test: with the plain step it made no difference that the
@@ -1260,7 +1260,6 @@ private:
                 }
                 if (!outlet) continue;
                 if (!close(i)) return false;
-                kept_height(i);
                 open_.push(ordered_bits(z_[i]), static_cast<I>(i));
             }
         }
@@ -1279,12 +1278,10 @@ private:
     /// Expands map cell c of value e: settles its unsettled neighbours.
     bool expand(std::size_t c, T e) {
         const T s = step_(e);
-        T parent_upper = T(0);
-        if constexpr (Upper) parent_upper = u_[c];
         key bound = 0;
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
-            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, parent_upper, bound, bound_known))
+            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, c, bound, bound_known))
                 return false;
         return trace();
     }
@@ -1300,16 +1297,16 @@ private:
             const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(r) + off_[k];
             if (q < 0 || static_cast<std::size_t>(q) >= cells_ || work_.closed.test(static_cast<std::size_t>(q)))
                 continue;
-            if (!settle(static_cast<std::size_t>(q), s, T(0), bound, bound_known)) return false;
+            if (!settle(static_cast<std::size_t>(q), s, r, bound, bound_known)) return false;
         }
         return trace();
     }
 
-    /// Settles unsettled cell n, reached from a cell whose step value is s and whose U is
-    /// parent_upper (read with Upper only): raised to s when not above it (into the pit queue
-    /// when s is not above the priority queue's smallest key, whose lower bound is read once per
+    /// Settles unsettled cell n, reached from cell `parent` (of the map with Upper, whose U is
+    /// then read) whose step value is s: raised to s when not above it (into the pit queue when s
+    /// is not above the priority queue's smallest key, whose lower bound is read once per
     /// expansion: everything pushed meanwhile is >= s), else kept and traced.
-    bool settle(std::size_t n, T s, T parent_upper, key& bound, bool& bound_known) {
+    bool settle(std::size_t n, T s, std::size_t parent, key& bound, bool& bound_known) {
         if (!close(n)) return false;
         if (z_[n] > s) {
             trace_.push(static_cast<I>(n));
@@ -1318,7 +1315,10 @@ private:
         if (!std::isfinite(s))
             throw std::overflow_error(std::string(who_) +
                                       ": raising a cell one step above the largest finite value would make it infinite");
-        if constexpr (Upper) u_[n] = z_[n] > parent_upper ? z_[n] : parent_upper;
+        if constexpr (Upper) {
+            const T parent_upper = u_[parent];
+            u_[n] = z_[n] > parent_upper ? z_[n] : parent_upper;
+        }
         z_[n] = s;
         const key ks = ordered_bits(s);
         if (!bound_known) {
@@ -1339,12 +1339,7 @@ private:
         // Most expansions trace nothing: the test here spares them the call (not inlined here).
         return trace_.empty() ||
                trace_uphill<false>(work_, off_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
-                                   [this](std::size_t t, unsigned) { kept_height(t); });
-    }
-
-    /// Cell t keeps its height (an outlet or a traced cell): with Upper, U = Z.
-    void kept_height(std::size_t t) {
-        if constexpr (Upper) u_[t] = z_[t];
+                                   [](std::size_t, unsigned) {});
     }
 
     padded_heights<T>& work_;
@@ -1407,7 +1402,7 @@ bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options,
 /// edge), marks no-data cells as outlet sides (-infinity) and runs epsilon_flood. False when
 /// cancelled. The one code path of fill_depressions_epsilon and least_epsilon_surface.
 /// With `upper` (one T per cell of the padded map; only with ring == nullptr), the flood writes
-/// the statistics' U there (see epsilon_flood), and +0 on the ring and the no-data cells.
+/// the statistics' U there (see epsilon_flood), and -infinity on the ring and the no-data cells.
 /// Step: epsilon_step, or plain_step for the least plain fill for the ring (see plain_step).
 template <class T, class Step = epsilon_step<T>>
 bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>& options, fill_stats<T>& stats,
@@ -1421,16 +1416,15 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
             throw std::invalid_argument(std::string(who) + ": ring value " + std::to_string(r) +
                                         " is NaN (use -infinity for an outlet side, +infinity for none)");
         work.z[i] = v;
-        if (upper) upper[i] = T(0);
         ++r;
     });
     if (work.has_no_data)
         for (std::ptrdiff_t y = 0; y < work.height; ++y)
             for (std::ptrdiff_t x = 0; x < work.width; ++x)
-                if (work.valid[work.index(x, y)] == 0) {
-                    work.z[work.index(x, y)] = below_all;
-                    if (upper) upper[work.index(x, y)] = T(0);
-                }
+                if (work.valid[work.index(x, y)] == 0) work.z[work.index(x, y)] = below_all;
+    // U starts as Z everywhere (-infinity on the ring and no-data cells, like E: never raised),
+    // in one sequential copy: the flood then writes only the raised cells'.
+    if (upper) std::copy(work.z.begin(), work.z.end(), upper);
     // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
         return flood_epsilon_with<std::uint32_t, T, Step>(work, options, stats, who, upper);
