@@ -140,14 +140,30 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h,
             lower(n, std::max(z[n], up));
         }
     }
+    // With the plain step, most lowered cells take the value they were reached with (their Z is
+    // below it): they are final at once, and go to a first-in, first-out queue, taken before the
+    // next key, instead of through the priority queue. (The epsilon step never gives that value.)
+    cell_fifo<I> level;
     while (!open.empty()) {
-        const I c = open.pop();
+        I c = open.pop();
         if (ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
-        const T up = step(e[c]);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
-            lower(n, std::max(z[n], up));
+        for (;;) {
+            const T v = e[c];
+            const T up = step(v);
+            for (int k = 0; k < d8_neighbours; ++k) {
+                const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
+                const T candidate = std::max(z[n], up);
+                if (!(candidate < e[n])) continue;
+                e[n] = candidate;
+                if (candidate == v)
+                    level.push(n);
+                else
+                    open.push(ordered_bits(candidate), n);
+            }
+            if (level.empty()) break;
+            c = level.pop();
         }
+        level.clear();
     }
 }
 
