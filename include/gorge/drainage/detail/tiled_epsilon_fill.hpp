@@ -121,11 +121,12 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h,
     std::ptrdiff_t off[d8_neighbours];
     for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_offset(k, pitch);
     radix_heap<decltype(ordered_bits(T())), I> open;
-    auto lower = [&](I n, T candidate) {
-        if (candidate < e[n]) {
-            e[n] = candidate;
-            open.push(ordered_bits(candidate), n);
-        }
+    // Lowers cell n to the candidate max(Z, up) when that is below its value; true when it did.
+    auto lower = [&](I n, T up) {
+        const T candidate = std::max(z[n], up);
+        if (!(candidate < e[n])) return false;
+        e[n] = candidate;
+        return true;
     };
     // The lowered ring cells give their neighbours inside the tile their first candidates (the
     // only place that needs bounds: the ring's own neighbours reach beyond the border).
@@ -137,7 +138,7 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h,
             const std::ptrdiff_t x = rx + d8_dx[k], y = ry + d8_dy[k];
             if (x < 0 || y < 0 || x >= w || y >= h) continue;
             const I n = static_cast<I>((y + 1) * pitch + (x + 1));
-            lower(n, std::max(z[n], up));
+            if (lower(n, up)) open.push(ordered_bits(e[n]), n);
         }
     }
     // With the plain step, most lowered cells take the value they were reached with (their Z is
@@ -152,13 +153,11 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h,
             const T up = step(v);
             for (int k = 0; k < d8_neighbours; ++k) {
                 const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
-                const T candidate = std::max(z[n], up);
-                if (!(candidate < e[n])) continue;
-                e[n] = candidate;
-                if (candidate == v)
+                if (!lower(n, up)) continue;
+                if (e[n] == v)
                     level.push(n);
                 else
-                    open.push(ordered_bits(candidate), n);
+                    open.push(ordered_bits(e[n]), n);
             }
             if (level.empty()) break;
             c = level.pop();
