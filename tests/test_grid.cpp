@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -230,3 +231,13 @@ TEST_CASE("a large block freed and asked for again comes back on pages already f
     CHECK(faults() - before < 4);
 }
 #endif
+
+TEST_CASE("a block too large for any object is refused, not wrapped around to a small one", "[grid]") {
+    // Such sizes come from a width times a height that the caller did not check; a count whose
+    // bytes, with the 2 MiB alignment slack, pass PTRDIFF_MAX must throw before anything is taken.
+    gorge::detail::large_block_allocator<float> blocks;
+    const std::size_t largest = std::size_t(std::numeric_limits<std::ptrdiff_t>::max());
+    CHECK_THROWS_AS(blocks.allocate(largest / sizeof(float)), std::bad_alloc);
+    CHECK_THROWS_AS(blocks.allocate(std::numeric_limits<std::size_t>::max() / sizeof(float)), std::bad_alloc);
+    CHECK_THROWS_AS(blocks.allocate(std::numeric_limits<std::size_t>::max()), std::bad_alloc);
+}

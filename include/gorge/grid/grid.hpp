@@ -62,13 +62,14 @@ struct large_block_allocator {
     large_block_allocator(const large_block_allocator<U>&) {}  // NOLINT(google-explicit-constructor)
 
     T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+        // No object may be larger than PTRDIFF_MAX bytes, the 2 MiB slack of a large block included.
+        constexpr std::size_t largest = std::size_t(std::numeric_limits<std::ptrdiff_t>::max()) - huge_page;
+        if (n > largest / sizeof(T)) throw std::bad_alloc();
         const std::size_t bytes = n * sizeof(T);
         if (bytes < huge_page) {
             if (over_aligned) return static_cast<T*>(::operator new(bytes, std::align_val_t(alignof(T))));
             return static_cast<T*>(::operator new(bytes));  // as std::allocator does
         }
-        if (bytes > std::numeric_limits<std::size_t>::max() - huge_page) throw std::bad_alloc();
         void* const raw = ::operator new(bytes + huge_page);
         // At least one pointer above raw (operator new aligns to more than a pointer).
         void* const p = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page) & ~std::uintptr_t(huge_page - 1));
