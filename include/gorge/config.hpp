@@ -42,18 +42,19 @@
 #endif
 
 // GORGE_HUGE_PAGE_MAX_BYTES: the grid algorithms' blocks from 2 MiB up to this many bytes are
-// marked for transparent huge pages on Linux (madvise MADV_HUGEPAGE); default 32 MiB, 0 marks
-// none. Blocks that size (a fill's working copies; a 2048^2 float grid is 16 MiB) are what
-// allocators keep and hand out again from call to call (glibc's largest mmap threshold is 32 MiB),
-// and huge pages spare their scattered reads TLB misses: a 1024^2 epsilon fill ran 7-13 % faster.
-// Larger blocks (whole-map arrays of large maps) come fresh from the system on every call, and
-// where a virtual machine's host takes freed memory back, fresh huge pages can fault in at a tenth
-// of the speed of small ones: marked, an 8192^2 epsilon fill with statistics took three times as
-// long on such a VM (benchmarks/README.md, "Huge pages for working blocks only"). Every large block
-// is aligned to 2 MiB, so a system whose policy is "always" backs them with huge pages unasked.
+// marked for transparent huge pages on Linux (madvise MADV_HUGEPAGE); default: every such block;
+// 0 marks none. Huge pages spare a flood's scattered reads TLB misses (a 1024^2 epsilon fill ran
+// 7-13 % faster on working copies that are reused from call to call), and a large map's
+// whole-map arrays, fresh from the system on every call, fault in 512 times fewer pieces: on a
+// virtual machine whose 4 KiB faults cost 10 us each, an 8192^2 fill took 55 ns a cell on small
+// pages and 29 on huge ones. On a virtual machine whose host takes freed memory back and backs
+// fresh huge pages slowly, the opposite holds for those fresh arrays (its first 8192^2 fill took
+// three times as long); there, (32u << 20) marks only the working copies that glibc keeps between
+// calls (benchmarks/README.md, "Huge pages for every large block again"). Every large block is
+// aligned to 2 MiB, so a system whose policy is "always" backs them with huge pages unasked.
 // Define it the same way in every translation unit.
 #ifndef GORGE_HUGE_PAGE_MAX_BYTES
-#define GORGE_HUGE_PAGE_MAX_BYTES (32u << 20)
+#define GORGE_HUGE_PAGE_MAX_BYTES (~0ull)
 #endif
 
 // GORGE_UNLIKELY(condition): a branch hint for conditions that almost never hold.
