@@ -14,6 +14,9 @@
 // fill_depressions. Each prints its rounds and the median ratio (issue 13 asks for at most 1.5
 // from 1024^2 to 8192^2). Small maps run several times in a row, as a caller filling many of them
 // would; a large one once, as a caller filling one would, on memory it has not touched before.
+// Where getrusage exists, each round also prints the minor page faults of its large fill: memory
+// fresh from the system, whose cost depends on the host (benchmarks/README.md, "Huge pages for
+// every large block again").
 //
 // Build (a Release build of the benchmarks builds it too):
 //   g++ -O3 -DNDEBUG -std=c++17 -march=native -pthread -Iinclude -Ibenchmarks benchmarks/fill_cost_growth.cpp -o fill_cost_growth
@@ -27,6 +30,11 @@
 #include <string>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#define GORGE_BENCH_HAS_GETRUSAGE 1
+#endif
+
 #include <gorge/drainage/depression_fill.hpp>
 
 #include "peers/drainage_maps.hpp"
@@ -35,17 +43,29 @@ namespace {
 
 enum class fill_kind { epsilon_statistics, epsilon, plain };
 
-/// Nanoseconds per cell of one fill of a copy of `input`.
-double fill_cost(const gorge::grid<float>& input, fill_kind kind) {
+/// Minor page faults of this process so far (-1 where getrusage is missing).
+long minor_faults() {
+#ifdef GORGE_BENCH_HAS_GETRUSAGE
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0) return usage.ru_minflt;
+#endif
+    return -1;
+}
+
+/// Nanoseconds per cell of one fill of a copy of `input`; the fill's minor page faults (not the
+/// copy's) into `faults` when given.
+double fill_cost(const gorge::grid<float>& input, fill_kind kind, long* faults = nullptr) {
     gorge::grid<float> g = input;
     gorge::fill_options<float> options;
     options.epsilon_statistics = kind == fill_kind::epsilon_statistics;
+    const long faults_before = minor_faults();
     const auto start = std::chrono::steady_clock::now();
     if (kind == fill_kind::plain)
         gorge::fill_depressions<float>(g.view(), options);
     else
         gorge::fill_depressions_epsilon<float>(g.view(), options);
     const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    if (faults != nullptr) *faults = faults_before < 0 ? -1 : minor_faults() - faults_before;
     return took.count() / (static_cast<double>(input.width()) * static_cast<double>(input.height()));
 }
 
@@ -87,12 +107,15 @@ int main(int argc, char** argv) {
         for (int r = 0; r < rounds; ++r) {
             std::vector<double> runs;
             for (int i = 0; i < small_runs; ++i) runs.push_back(fill_cost(small, fill.kind));
-            const double small_cost = median(runs), large_cost = fill_cost(large, fill.kind);
+            const double small_cost = median(runs);
+            long large_faults = 0;
+            const double large_cost = fill_cost(large, fill.kind, &large_faults);
             small_costs.push_back(small_cost);
             large_costs.push_back(large_cost);
             ratios.push_back(large_cost / small_cost);
-            std::printf("%-6s %-40s round %d: %ld^2 %.1f ns/cell, %ld^2 %.1f ns/cell, ratio %.2f\n", map.c_str(),
-                        fill.name, r, small_side, small_cost, large_side, large_cost, large_cost / small_cost);
+            std::printf("%-6s %-40s round %d: %ld^2 %.1f ns/cell, %ld^2 %.1f ns/cell (%ld page faults), ratio %.2f\n",
+                        map.c_str(), fill.name, r, small_side, small_cost, large_side, large_cost, large_faults,
+                        large_cost / small_cost);
         }
         const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
         std::printf("%-6s %-40s median ratio %.2f (rounds %.2f-%.2f); median costs %.1f / %.1f ns/cell\n", map.c_str(),
