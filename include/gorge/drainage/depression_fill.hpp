@@ -44,7 +44,8 @@
 // filled in one flood holds during the flood) and a byte per cell (on such a map only when their
 // search runs; see detail/epsilon_statistics.hpp). Both tiled fills hold instead one tile's
 // working copy and, on several threads, the plain fill a filled copy of the map and two bytes of
-// watershed label per cell; otherwise the tiles' heights and surfaces (two heights per cell).
+// watershed label per cell; otherwise the tiles' surfaces (one height per cell; the heights
+// themselves are read from the caller's grid).
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -738,19 +739,32 @@ inline unsigned window_compare(const double* at, std::ptrdiff_t pitch, double v)
 }
 #endif
 
+/// 1 when v is finite, else 0: |v| <= the largest finite value is false for infinities and NaN;
+/// unlike std::isfinite it is a plain comparison, which GCC vectorizes in the loops below.
+template <class T>
+std::int32_t finite_flag(T v) {
+    return static_cast<std::int32_t>(std::fabs(v) <= std::numeric_limits<T>::max());
+}
+
 /// Copies n heights from `in` to `out` in one branch-free pass, -0 as +0 (equal heights get equal
 /// bits), and tells whether all were finite (a caller that gets false looks for the cell).
 template <class T>
 bool copy_finite_row(const T* in, T* out, std::ptrdiff_t n) {
-    // |v| <= the largest finite value is false for infinities and NaN; unlike std::isfinite it
-    // is a plain comparison, which GCC vectorizes.
-    constexpr T largest = std::numeric_limits<T>::max();
     std::int32_t finite = 1;
     for (std::ptrdiff_t x = 0; x < n; ++x) {
         const T v = in[x];
-        finite &= static_cast<std::int32_t>(std::fabs(v) <= largest);
+        finite &= finite_flag(v);
         out[x] = v + T(0);
     }
+    return finite != 0;
+}
+
+/// Whether n heights from `in` are all finite, in one branch-free pass (copy_finite_row's check
+/// without the copy).
+template <class T>
+bool all_finite(const T* in, std::ptrdiff_t n) {
+    std::int32_t finite = 1;
+    for (std::ptrdiff_t x = 0; x < n; ++x) finite &= finite_flag(in[x]);
     return finite != 0;
 }
 

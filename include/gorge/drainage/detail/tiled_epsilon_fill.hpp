@@ -36,12 +36,14 @@
 // A tile whose solve would step above the largest finite value (possible on a ring that is not
 // final yet, when heights come near it) makes the fill start again as one flood over the whole
 // map, which gives the same surface or throws std::overflow_error as fill_depressions_epsilon.
-// Memory besides the caller's grid: each tile's heights and surface with a border of one cell (two
-// T per cell, in two blocks), one tile's working copy per thread (a solved tile's surface is
-// copied from the working copy its flood ran on); with the statistics, the whole map's copy of E
-// and U reuse the two blocks, and the statistics add a byte per cell. (Pages touched for the first
-// time cost more than the arithmetic on some machines: on a 2-core virtual machine, 256 MiB of
-// fresh pages took 0.4 s, as long as all of the statistics' passes.)
+// Memory besides the caller's grid, whose heights the tiles read where they are (it is written
+// only at the end): each tile's surface with a border of one cell (one T per cell, in one block)
+// and one tile's working copy per thread (a solved tile's surface is copied from the working copy
+// its flood ran on); with the statistics, one more T per cell (a copy of the heights, then of E)
+// and a byte per cell, U reusing the surfaces' block. (Pages touched for the first time cost
+// more than the arithmetic on some machines: on a 2-core virtual machine, 256 MiB of fresh pages
+// took 0.4 s, as long as all of the statistics' passes. Copying the heights into a block of
+// their own made an 8192^2 map's plain fill 14-18 % slower on such fresh memory.)
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -108,22 +110,29 @@ void for_each_ring_position(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
 /// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
 /// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
 /// touches only the cells that go down.
-///   e, z     the tile's surface and heights, (w + 2) x (h + 2) row-major with a border of one
-///            cell: z +infinity on the border (so no candidate lands there), e -infinity at
-///            no-data cells (so none lands there either)
+///   e        the tile's surface, (w + 2) x (h + 2) row-major with a border of one cell holding
+///            -infinity, as do its no-data cells (so no candidate lands there)
+///   z        the tile's heights, w x h cells of rows z_pitch apart (the caller's grid): read only
+///            where a candidate could lower e, so never on the border or at no-data cells
 ///   ring     the ring values now; lowered: the ring cells whose values went down since e was
 ///            the least surface
 ///   step     epsilon_step, or plain_step for the least plain fill
 template <class I, class T, class Step>
-void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h, const T* ring,
+void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdiff_t w, std::ptrdiff_t h, const T* ring,
                            const std::vector<std::size_t>& lowered, const Step& step) {
     const std::ptrdiff_t pitch = w + 2;
-    std::ptrdiff_t off[d8_neighbours];
-    for (int k = 0; k < d8_neighbours; ++k) off[k] = d8_offset(k, pitch);
+    std::ptrdiff_t off[d8_neighbours], z_off[d8_neighbours];
+    for (int k = 0; k < d8_neighbours; ++k) {
+        off[k] = d8_offset(k, pitch);
+        z_off[k] = d8_offset(k, z_pitch);
+    }
     radix_heap<decltype(ordered_bits(T())), I> open;
-    // Lowers cell n to the candidate max(Z, up) when that is below its value; true when it did.
-    auto lower = [&](I n, T up) {
-        const T candidate = std::max(z[n], up);
+    // Lowers cell n (heights index zn) to the candidate max(Z, up) when that is below its value;
+    // true when it did. A candidate is never below up, so up alone rules most cells out, the
+    // border and no-data cells always, before their height is read (as +0 for -0).
+    auto lower = [&](I n, std::ptrdiff_t zn, T up) {
+        if (!(up < e[n])) return false;
+        const T candidate = std::max(z[zn] + T(0), up);
         if (!(candidate < e[n])) return false;
         e[n] = candidate;
         return true;
@@ -138,22 +147,25 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t w, std::ptrdiff_t h,
             const std::ptrdiff_t x = rx + d8_dx[k], y = ry + d8_dy[k];
             if (x < 0 || y < 0 || x >= w || y >= h) continue;
             const I n = static_cast<I>((y + 1) * pitch + (x + 1));
-            if (lower(n, up)) open.push(ordered_bits(e[n]), n);
+            if (lower(n, y * z_pitch + x, up)) open.push(ordered_bits(e[n]), n);
         }
     }
     // With the plain step, most lowered cells take the value they were reached with (their Z is
     // below it): they are final at once, and go to a first-in, first-out queue, taken before the
     // next key, instead of through the priority queue. (The epsilon step never gives that value.)
     cell_fifo<I> level;
+    const I row = static_cast<I>(pitch);
     while (!open.empty()) {
         I c = open.pop();
         if (ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
         for (;;) {
             const T v = e[c];
             const T up = step(v);
+            // c's heights index, from its place in e (an inner cell: one row and column in).
+            const std::ptrdiff_t zc = static_cast<std::ptrdiff_t>(c / row - 1) * z_pitch + static_cast<std::ptrdiff_t>(c % row) - 1;
             for (int k = 0; k < d8_neighbours; ++k) {
                 const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
-                if (!lower(n, up)) continue;
+                if (!lower(n, zc + z_off[k], up)) continue;
                 if (e[n] == v)
                     level.push(n);
                 else
@@ -171,11 +183,10 @@ template <class T>
 struct epsilon_fill_tile {
     std::ptrdiff_t x0 = 0, y0 = 0, w = 0, h = 0;
     std::vector<T> ring;  // the ring values its surface is the least one for
-    // Heights and surface with a border of one cell (lower_epsilon_surface's z and e), each
-    // padded_cells() elements of the fill's two blocks, from `first` on. The surface is null
-    // until the tile is solved in full.
+    // The surface with a border of one cell (lower_epsilon_surface's e): padded_cells() elements
+    // of the fill's block, from `first` on; null until the tile is solved in full. The heights
+    // are the caller's, read where they are.
     std::size_t first = 0;
-    T* z = nullptr;
     T* e = nullptr;
     bool has_outlet = false;  // on the map's edge, or holding no-data cells
     /// Solved in full once (its ring held a finite value, or it holds an outlet).
@@ -214,10 +225,15 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
     fill_stats<T> stats;
     if (!fill_report(options, 0.0, stats)) return stats;
 
-    // The tiles' heights (checked as the whole-map fill checks them; -0 as +0) and surfaces, in
-    // two blocks (the statistics reuse them for the whole map's E and U: at least as large, as
-    // every tile adds its own border). A tile that throws (a non-finite cell) does not stop the
-    // others: the error of the first such tile in raster order is rethrown.
+    // The tiles' surfaces, in one block (the statistics reuse it for the whole map's U: at least
+    // as large, as every tile adds its own border). The heights stay in the caller's grid, which
+    // is written only at the end, checked here as the whole-map fill checks them, tile by tile.
+    // With the statistics, whose copy of E takes a second such block, that block is taken now and
+    // holds the tiles' heights until then (in the tiles' layout, as their surfaces): memory first
+    // touched at the end of a long fill cost more on a virtual machine whose host takes freed
+    // pages back after a few seconds (an 8192^2 map's copy of E: 0.3-0.6 s, against 0.05 s when
+    // it is the block that took the heights). A tile that throws (a non-finite cell) does not stop
+    // the others: the error of the first such tile in raster order is rethrown.
     std::vector<epsilon_fill_tile<T>> tiles(tile_count);
     std::size_t block_cells = 0;
     for (std::size_t t = 0; t < tile_count; ++t) {
@@ -227,8 +243,15 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         tile.first = block_cells;
         block_cells += tile.padded_cells();  // no overflow: the map's cells plus borders fit in memory below
     }
-    // (Not written here: each tile writes its heights, and its surface when solved.)
-    std::vector<T, uninitialized_block_allocator<T>> heights_block(block_cells), surface_block(block_cells);
+    const bool heights_copied = epsilon && options.epsilon_statistics;
+    std::vector<T, uninitialized_block_allocator<T>> surface_block(block_cells);  // each tile writes its own when solved
+    std::vector<T, uninitialized_block_allocator<T>> heights_block(heights_copied ? block_cells : 0);
+    // Tile t's heights: in the caller's grid, or their copy.
+    auto tile_heights = [&](const epsilon_fill_tile<T>& tile) {
+        if (heights_copied)
+            return grid_view<const T>(heights_block.data() + tile.first + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
+        return grid_view<const T>(heights.row(tile.y0) + tile.x0, tile.w, tile.h, heights.stride());
+    };
     const unsigned workers = resolve_threads(options.threads, tile_count);
     {
         std::vector<std::exception_ptr> errors(tile_count);
@@ -237,22 +260,19 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
                 epsilon_fill_tile<T>& tile = tiles[t];
                 tile.has_outlet = tile.x0 == 0 || tile.y0 == 0 || tile.x0 + tile.w == width || tile.y0 + tile.h == height;
                 tile.ring.assign(ring_count(tile.w, tile.h), unknown);  // the first visit reads the map's edge
-                tile.z = heights_block.data() + tile.first;
-                std::fill_n(tile.z, tile.padded_cells(), unknown);
                 try {
                     for (std::ptrdiff_t y = 0; y < tile.h; ++y) {
                         const T* in = heights.row(tile.y0 + y) + tile.x0;
+                        T* const copy = heights_copied ? heights_block.data() + tile.first + tile.padded_index(0, y) : nullptr;
                         // One branch-free pass; a row that fails is gone over again.
-                        if (!options.no_data && copy_finite_row(in, tile.z + tile.padded_index(0, y), tile.w)) continue;
+                        if (!options.no_data && (copy ? copy_finite_row(in, copy, tile.w) : all_finite(in, tile.w))) continue;
+                        if (copy) std::copy_n(in, tile.w, copy);  // as they are: readers take -0 as +0
                         for (std::ptrdiff_t x = 0; x < tile.w; ++x) {
-                            const std::size_t i = tile.padded_index(x, y);
                             if (is_no_data(in[x], options.no_data)) {
-                                tile.z[i] = in[x];
                                 tile.has_outlet = true;
                                 continue;
                             }
                             if (!std::isfinite(in[x])) throw_not_finite(who, tile.x0 + x, tile.y0 + y);
-                            tile.z[i] = in[x] + T(0);
                         }
                     }
                 } catch (...) {
@@ -268,7 +288,7 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         const epsilon_fill_tile<T>& u = tiles[row_of[static_cast<std::size_t>(gy)] * tile_columns + column_of[static_cast<std::size_t>(gx)]];
         const std::size_t i = u.padded_index(gx - u.x0, gy - u.y0);
         if (u.solved()) return u.e[i];
-        return is_no_data(u.z[i], options.no_data) ? outlet_side : unknown;  // not solved yet
+        return is_no_data(heights.row(gy)[gx], options.no_data) ? outlet_side : unknown;  // not solved yet
     };
 
     // Each visit of a tile reads its ring and brings its surface up to date.
@@ -292,11 +312,12 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         });
         if (lowered.empty() && !rose && (tile.solved() || !tile.has_outlet)) return false;
         tile.ring.swap(fresh);
+        const grid_view<const T> z = tile_heights(tile);
         if (tile.solved() && !rose) {
             if (tile.padded_cells() <= std::numeric_limits<std::uint32_t>::max())
-                lower_epsilon_surface<std::uint32_t>(tile.e, tile.z, tile.w, tile.h, tile.ring.data(), lowered, step);
+                lower_epsilon_surface<std::uint32_t>(tile.e, z.data(), z.stride(), tile.w, tile.h, tile.ring.data(), lowered, step);
             else
-                lower_epsilon_surface<std::size_t>(tile.e, tile.z, tile.w, tile.h, tile.ring.data(), lowered, step);
+                lower_epsilon_surface<std::size_t>(tile.e, z.data(), z.stride(), tile.w, tile.h, tile.ring.data(), lowered, step);
             return true;
         }
         if (!finite && !tile.has_outlet) return false;  // nothing reaches the tile yet
@@ -312,10 +333,10 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         }
         // least_epsilon_surface's flood on the worker's working copy, whose storage goes from tile
         // to tile: the copy then holds the surface (-infinity at no-data cells, the ring values
-        // on its border, Z at the cells nothing reached), copied in as the tile's (same layout).
-        const grid_view<const T> zi(tile.z + tile.padded_index(0, 0), tile.w, tile.h, tile.w + 2);
+        // on its border, Z at the cells nothing reached), copied in as the tile's (same layout),
+        // with -infinity on the border for lower_epsilon_surface.
         try {
-            work.load(zi, options.no_data, who, tile.x0, tile.y0);
+            work.load(z, options.no_data, who, tile.x0, tile.y0);
             fill_stats<T> flood_stats;
             if (!flood_epsilon<T, Step>(work, tile.ring.data(), tile_options, flood_stats, who)) {
                 cancelled = true;
@@ -334,6 +355,10 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         if (!tile.solved()) ++solved;
         tile.e = surface_block.data() + tile.first;
         std::copy_n(work.z.data(), tile.padded_cells(), tile.e);
+        const std::ptrdiff_t pitch = tile.w + 2;
+        std::fill_n(tile.e, pitch, outlet_side);
+        std::fill_n(tile.e + (tile.h + 1) * pitch, pitch, outlet_side);
+        for (std::ptrdiff_t y = 0; y < tile.h; ++y) tile.e[tile.padded_index(-1, y)] = tile.e[tile.padded_index(tile.w, y)] = outlet_side;
         return true;
     };
     // Starting again as one flood (only the epsilon step can overflow; its progress goes on from
@@ -456,8 +481,8 @@ fill_stats<T> run_tiled_least_surface(grid_view<T> heights, const fill_options<T
         return stats;
     }
     // The statistics, over the whole map (detail/epsilon_statistics.hpp), from a working copy
-    // holding E (its ring an outlet side, as after the one flood). The tiles' heights are in the
-    // caller's grid too: their block takes the copy, and the surfaces' block then takes U.
+    // holding E (its ring an outlet side, as after the one flood): the heights' copy is done
+    // with, so its block takes E, and the surfaces' block then takes U.
     padded_heights<T> work(width, height, outlet_side, who, std::move(heights_block));
     parallel_chunks(tile_count, workers, 1, [&](std::uint64_t begin, std::uint64_t end) {
         for (std::size_t t = static_cast<std::size_t>(begin); t < end; ++t) {  // tiles own distinct cells

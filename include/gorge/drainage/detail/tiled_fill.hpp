@@ -36,8 +36,8 @@
 // for 10-13 % of the cells lowered a second time: on one core of an Intel Xeon (a 2-core virtual
 // machine), the 8192^2 drainage benchmark map filled in 35.0 ns per cell instead of 43.3
 // (medians), the smooth maps 0-7 % slower (benchmarks/README.md, "The plain fill's tiles on one
-// thread"). It holds two T per cell (the tiles' heights and surfaces) and one tile's working
-// copy. On several threads, where the labels' tiles are each filled once and side by side, the
+// thread"). It holds one T per cell (the tiles' surfaces; their heights are read from the
+// caller's grid) and one tile's working copy. On several threads, where the labels' tiles are each filled once and side by side, the
 // labels stay: the iteration's colour sweeps lower far more cells again (on two threads both took
 // 24 ns per cell on that map).
 //
