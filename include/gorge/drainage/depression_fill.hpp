@@ -686,25 +686,20 @@ private:
     std::size_t head_ = 0, tail_ = 0;
 };
 
-/// Which cells of a window window_compare marks: those above the level, or those below it.
-enum class window_side { above, below };
-
 /// The window bits (window_neighbour_table's layout) of the cells around `at` whose value is above
-/// v (or below v); `at` is a cell of a padded map (a data cell, never the ring), pitch its row
-/// length. On rough terrain whether a neighbour is higher is a coin toss that a branch predictor
-/// mostly loses, so there is no branch: with SSE2 (float) or AVX (double) each window row is one
+/// v; `at` is a cell of a padded map (a data cell, never the ring), pitch its row length. On
+/// rough terrain whether a neighbour is higher is a coin toss that a branch predictor mostly
+/// loses, so there is no branch: with SSE2 (float) or AVX (double) each window row is one
 /// four-lane compare, the bottom row loaded one cell to the left so that no load reaches past the
 /// padded map's end (the row above and the cell's own row read one cell past the window's east
 /// end, which the ring and the next row keep inside the map).
-template <window_side Side, class T>
+template <class T>
 inline unsigned window_compare(const T* at, std::ptrdiff_t pitch, T v) {
     constexpr int side = window_neighbour_table::window_side;
     unsigned bits = 0;
     for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-            const T w = at[dy * pitch + dx];
-            bits |= static_cast<unsigned>(Side == window_side::above ? w > v : w < v) << ((dy + 1) * side + dx + 1);
-        }
+        for (int dx = -1; dx <= 1; ++dx)
+            bits |= static_cast<unsigned>(at[dy * pitch + dx] > v) << ((dy + 1) * side + dx + 1);
     return bits;
 }
 #if defined(GORGE_DETAIL_FILL_SSE2)
@@ -715,25 +710,19 @@ inline unsigned window_from_lane_masks(unsigned above, unsigned own, unsigned be
     constexpr unsigned row = (1u << side) - 1u;
     return (above & row) | (own & row) << side | (below >> 1) << (2 * side);
 }
-template <window_side Side>
 inline unsigned window_compare(const float* at, std::ptrdiff_t pitch, float v) {
     const __m128 level = _mm_set1_ps(v);
     auto row = [&](const float* from) {
-        const __m128 r = _mm_loadu_ps(from);
-        return static_cast<unsigned>(
-            _mm_movemask_ps(Side == window_side::above ? _mm_cmpgt_ps(r, level) : _mm_cmplt_ps(r, level)));
+        return static_cast<unsigned>(_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(from), level)));
     };
     return window_from_lane_masks(row(at - pitch - 1), row(at - 1), row(at + pitch - 2));
 }
 #endif
 #if defined(GORGE_DETAIL_FILL_SSE2) && defined(__AVX__)
-template <window_side Side>
 inline unsigned window_compare(const double* at, std::ptrdiff_t pitch, double v) {
     const __m256d level = _mm256_set1_pd(v);
     auto row = [&](const double* from) {
-        const __m256d r = _mm256_loadu_pd(from);
-        return static_cast<unsigned>(_mm256_movemask_pd(
-            Side == window_side::above ? _mm256_cmp_pd(r, level, _CMP_GT_OQ) : _mm256_cmp_pd(r, level, _CMP_LT_OQ)));
+        return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(from), level, _CMP_GT_OQ)));
     };
     return window_from_lane_masks(row(at - pitch - 1), row(at - 1), row(at + pitch - 2));
 }
@@ -886,17 +875,12 @@ struct padded_heights {
     unsigned open_neighbours(std::size_t c) const { return window_neighbours.mask[open_window(c)]; }
     /// The window bits of the cells around map cell c whose height is above v (closed or not).
     unsigned window_above(std::size_t c, T v) const {
-        return window_compare<window_side::above>(z.data() + c, pitch, v);
+        return window_compare(z.data() + c, pitch, v);
     }
     /// Whether map cell c has a neighbour that is not closed (open_neighbours(c) != 0).
     bool has_open_neighbour(std::size_t c) const {
         constexpr unsigned centre = 1u << (window_neighbour_table::window_cells / 2);
         return (open_window(c) & ~centre) != 0;
-    }
-    /// Whether some closed cell around map cell n (n itself excluded) is below v.
-    bool closed_below_around(std::size_t n, T v) const {
-        const unsigned closed_bits = ~open_window(n) & window_neighbour_table::all_cells;
-        return window_neighbours.mask[closed_bits & window_compare<window_side::below>(z.data() + n, pitch, v)] != 0;
     }
     /// Calls seed(i) for every outlet cell in raster order: valid cells on the map edge or next
     /// to a no-data cell.
@@ -986,27 +970,6 @@ inline std::size_t neighbour_index(std::size_t c, const std::ptrdiff_t (&off)[d8
     return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(c) + off[k]);
 }
 
-/// Where the plain fill's trace starts to try Wei, Zhou & Fu's test (see trace_uphill), in cells
-/// followed since the trace began: short traces are rough terrain, where the test rarely keeps a
-/// cell out of the priority queue and costs more than it saves; long ones climb smooth slopes,
-/// where it keeps many out.
-constexpr std::size_t trace_test_after = 64;
-
-/// Wei, Zhou & Fu's test for traced cell t: whether each open neighbour in `low` (a D8 mask) has
-/// a closed neighbour below z[t]. Then t need not wait in the priority queue for them: take the
-/// lowest closed neighbour u of such a neighbour n; u lies below t, so it floods n at a level no
-/// higher than t would. u waits in a queue (a cell with an open neighbour leaves one only by
-/// expanding, which closes that neighbour), or u is on the trace, where it is either traced past n
-/// or queued (its own test fails: nothing around n is below u). An open cell has no ring or
-/// no-data neighbour (such cells are outlets, closed first), so u is a map cell.
-template <class T>
-bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours],
-                              std::size_t t, unsigned low, T zt) {
-    for (; low != 0; low &= low - 1)
-        if (!work.closed_below_around(neighbour_index(t, off, lowest_bit(low)), zt)) return false;
-    return true;
-}
-
 /// Follows the cells on `trace` uphill, for both floods: an open neighbour m of traced cell t
 /// with z[m] > step(z[t]) keeps its height too, is closed and traced in turn; t waits in the
 /// priority queue only if some open neighbour is not that high (t may have to raise it). step is
@@ -1022,19 +985,18 @@ bool lower_neighbours_reached(const padded_heights<T>& work, const std::ptrdiff_
 /// left that is not above it. A stack would climb a narrow path instead and leave those beside
 /// it open: on smooth terrain twice as many traced cells would enter the priority queue. The
 /// order changes no result (a traced cell keeps its height, and one with no open neighbour has
-/// nothing to flood), only the work. With WeiTest (the plain fill), a trace that has followed
-/// trace_test_after cells also keeps t out of the priority queue when each open neighbour that is
-/// not above it has a closed neighbour below t (lower_neighbours_reached): on smooth maps 29-42 %
-/// fewer traced cells wait in the queue. The epsilon fill does without it: there it made rough
-/// maps up to 6 % slower, for a gain on smooth ones that was mostly within the timing noise.
+/// nothing to flood), only the work. Wei et al. also keep t out of the queue when each such open
+/// neighbour already has a visited neighbour below t, which floods it no higher than t would.
+/// That test cost more than the queue operations it saved, on one core of an AMD EPYC (Zen 5) and
+/// of an Intel Xeon alike: without it the plain fill of the 1024^2 and 2048^2 benchmark maps took
+/// 6-15 % less time (benchmarks/README.md, "Depression fills: the trace without Wei et al.'s
+/// test"), so neither fill makes it.
 /// mark(t, w) is told that t closed the cells of window bits w (the plain fill's watershed labels,
 /// see no_flood_labels). `trace` is empty on return, unless count() cancelled the fill.
-template <bool WeiTest, class I, class T, class Key, class Step, class Count, class Mark>
-bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighbours],
-                  const d8_mask_offsets<I>& mask_offsets, cell_fifo<I>& trace, radix_heap<Key, I>& open, Step&& step,
-                  Count&& count, Mark&& mark) {
+template <class I, class T, class Key, class Step, class Count, class Mark>
+bool trace_uphill(padded_heights<T>& work, const d8_mask_offsets<I>& mask_offsets, cell_fifo<I>& trace,
+                  radix_heap<Key, I>& open, Step&& step, Count&& count, Mark&& mark) {
     T* const z = work.z.data();
-    std::size_t followed = 0;
     while (!trace.empty()) {
         const std::size_t t = trace.pop();
         const T zt = z[t];
@@ -1045,11 +1007,7 @@ bool trace_uphill(padded_heights<T>& work, const std::ptrdiff_t (&off)[d8_neighb
         mark(t, up_w);
         if (!count(static_cast<std::size_t>(mask_cells(up)))) return false;
         trace.push_neighbours(t, up, mask_offsets);
-        const unsigned open_n = window_neighbours.mask[open_w];
-        if (up != open_n && (!WeiTest || followed < trace_test_after ||
-                             !lower_neighbours_reached(work, off, t, open_n & ~up, zt)))
-            open.push(ordered_bits(zt), static_cast<I>(t));
-        ++followed;
+        if (up != window_neighbours.mask[open_w]) open.push(ordered_bits(zt), static_cast<I>(t));
     }
     trace.clear();
     return true;
@@ -1071,12 +1029,11 @@ struct no_flood_labels {
 /// followed uphill at once (trace_uphill), while their rows are in cache, instead of each waiting
 /// in the priority queue until the flood level reaches it. A traced cell enters the priority
 /// queue only if it has an unvisited neighbour not above it (which it may have to flood at its
-/// own level, as any Priority-Flood cell does) and, on long traces, only if some such neighbour
-/// has no visited neighbour lower than the cell (Wei et al.'s test; see trace_uphill). The plain
-/// fill's surface is the unique minimax surface, so the result is the same as without tracing,
-/// bit for bit; only the work differs: on long slopes (smooth terrain) most cells skip the queue,
-/// on rough terrain few do. The epsilon fill traces the same way, without the test (see
-/// epsilon_flood). Labels (no_flood_labels, or the tiled fill's) hears which cell closed which.
+/// own level, as any Priority-Flood cell does). The plain fill's surface is the unique minimax
+/// surface, so the result is the same as without tracing, bit for bit; only the work differs: on
+/// long slopes (smooth terrain) most cells skip the queue, on rough terrain few do. The epsilon
+/// fill traces the same way (see epsilon_flood). Labels (no_flood_labels, or the tiled fill's)
+/// hears which cell closed which.
 template <class I, class T, class Labels = no_flood_labels>
 class traced_flood {
 public:
@@ -1133,7 +1090,7 @@ private:
     /// Follows the traced cells uphill until none is left.
     bool trace() {
         return trace_.empty() ||
-               trace_uphill<true>(work_, off_, mask_offsets_, trace_, open_, [](T zt) { return zt; },
+               trace_uphill(work_, mask_offsets_, trace_, open_, [](T zt) { return zt; },
                                   [this](std::size_t n) { return progress_.count(n); },
                                   [this](std::size_t t, unsigned w) { labels_.inherit_window(t, w); });
     }
@@ -1216,8 +1173,6 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// start from. U holds Z before the flood, which is final on the cells that keep their height.
 /// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
 /// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
-/// Both trace without Wei et al.'s test: with the plain step it made no difference that the
-/// timing noise did not hide (8192^2 tiles on one core).
 template <class I, class T, bool Upper, class Step = epsilon_step<T>>
 class epsilon_flood {
 public:
@@ -1352,7 +1307,7 @@ private:
     bool trace() {
         // Most expansions trace nothing: the test here spares them the call (not inlined here).
         return trace_.empty() ||
-               trace_uphill<false>(work_, off_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
+               trace_uphill(work_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
                                    [](std::size_t, unsigned) {});
     }
 
