@@ -989,8 +989,8 @@ inline std::size_t neighbour_index(std::size_t c, const std::ptrdiff_t (&off)[d8
 /// neighbour already has a visited neighbour below t, which floods it no higher than t would.
 /// That test cost more than the queue operations it saved, on one core of an AMD EPYC (Zen 5) and
 /// of an Intel Xeon alike: without it the plain fill of the 1024^2 and 2048^2 benchmark maps took
-/// 6-15 % less time (benchmarks/README.md, "Depression fills: the trace without Wei et al.'s
-/// test"), so neither fill makes it.
+/// up to 26 % less time, and no more on any (benchmarks/README.md, "Depression fills: the trace
+/// without Wei et al.'s test"), so neither fill makes it.
 /// mark(t, w) is told that t closed the cells of window bits w (the plain fill's watershed labels,
 /// see no_flood_labels). `trace` is empty on return, unless count() cancelled the fill.
 template <class I, class T, class Key, class Step, class Count, class Mark>
