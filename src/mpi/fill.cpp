@@ -930,10 +930,15 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
                     for (std::ptrdiff_t x = 0; x < r.width; ++x)
                         if (detail::is_no_data(zi.row(y)[x], options.no_data)) ei.row(y)[x] = outlet_side;
             et.full = !keep;
-        } else if (padded <= std::numeric_limits<std::uint32_t>::max()) {
-            detail::lower_epsilon_surface<std::uint32_t>(et.e.data(), et.z.data(), r.width, r.height, et.ring.data(), et.lowered, step);
         } else {
-            detail::lower_epsilon_surface<std::size_t>(et.e.data(), et.z.data(), r.width, r.height, et.ring.data(), et.lowered, step);
+            // The heights' +infinity border keeps candidates off the surface's border.
+            const grid_view<const T> zi = inside(et.z, r.width, r.height);
+            if (padded <= std::numeric_limits<std::uint32_t>::max())
+                detail::lower_epsilon_surface<std::uint32_t>(et.e.data(), zi.data(), zi.stride(), r.width, r.height, et.ring.data(),
+                                                             et.lowered, step);
+            else
+                detail::lower_epsilon_surface<std::size_t>(et.e.data(), zi.data(), zi.stride(), r.width, r.height, et.ring.data(),
+                                                           et.lowered, step);
         }
         et.lowered.clear();
         et.dirty = false;

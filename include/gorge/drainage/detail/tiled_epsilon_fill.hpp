@@ -110,10 +110,12 @@ void for_each_ring_position(std::ptrdiff_t w, std::ptrdiff_t h, F&& f) {
 /// where one does. A Dijkstra search from the lowered ring cells finds those chains (the step is
 /// monotone and strictly increasing, so a cell's value is final when it leaves the queue), and
 /// touches only the cells that go down.
-///   e        the tile's surface, (w + 2) x (h + 2) row-major with a border of one cell holding
-///            -infinity, as do its no-data cells (so no candidate lands there)
-///   z        the tile's heights, w x h cells of rows z_pitch apart (the caller's grid): read only
-///            where a candidate could lower e, so never on the border or at no-data cells
+///   e        the tile's surface, (w + 2) x (h + 2) row-major with a border of one cell;
+///            -infinity at no-data cells (so no candidate lands there)
+///   z        the tile's heights, w x h cells of rows z_pitch apart (the caller's grid, or a
+///            padded copy), read only where the step alone would lower e: no candidate may land
+///            on the border, which takes e's border holding -infinity (the tiled fill's, whose
+///            heights end at the tile) or z's holding +infinity (gorge::mpi's padded tiles)
 ///   ring     the ring values now; lowered: the ring cells whose values went down since e was
 ///            the least surface
 ///   step     epsilon_step, or plain_step for the least plain fill
