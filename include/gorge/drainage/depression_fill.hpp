@@ -1091,8 +1091,8 @@ private:
     bool trace() {
         return trace_.empty() ||
                trace_uphill(work_, mask_offsets_, trace_, open_, [](T zt) { return zt; },
-                                  [this](std::size_t n) { return progress_.count(n); },
-                                  [this](std::size_t t, unsigned w) { labels_.inherit_window(t, w); });
+                            [this](std::size_t n) { return progress_.count(n); },
+                            [this](std::size_t t, unsigned w) { labels_.inherit_window(t, w); });
     }
 
     padded_heights<T>& work_;
@@ -1308,7 +1308,7 @@ private:
         // Most expansions trace nothing: the test here spares them the call (not inlined here).
         return trace_.empty() ||
                trace_uphill(work_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
-                                   [](std::size_t, unsigned) {});
+                            [](std::size_t, unsigned) {});
     }
 
     padded_heights<T>& work_;
