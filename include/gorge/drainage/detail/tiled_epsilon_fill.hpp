@@ -130,8 +130,9 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
     }
     radix_heap<decltype(ordered_bits(T())), I> open;
     // Lowers cell n (heights index zn) to the candidate max(Z, up) when that is below its value;
-    // true when it did. A candidate is never below up, so up alone rules most cells out, the
-    // border and no-data cells always, before their height is read (as +0 for -0).
+    // true when it did. A candidate is never below up, so up alone rules most cells out before
+    // their height is read (as +0 for -0): no-data cells always, border cells where e's border
+    // holds -infinity (elsewhere z's +infinity there rules them out).
     auto lower = [&](I n, std::ptrdiff_t zn, T up) {
         if (!(up < e[n])) return false;
         const T candidate = std::max(z[zn] + T(0), up);
