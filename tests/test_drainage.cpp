@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -1911,11 +1912,89 @@ TEST_CASE("the tiled plain fill equals the whole-map flood bit for bit", "[drain
     gorge::grid<float> filled = bowl;
     CHECK(gorge::detail::run_tiled_priority_flood(filled.view(), gorge::fill_options<float>(), "test", 8).raised_cells > 5000u);
     CHECK(gorge::detail::run_tiled_priority_flood(dome.view(), gorge::fill_options<float>(), "test", 8).raised_cells == 0u);
+    // Heights of zero with both signs, in flats and pits (the fills read -0 as +0, and the
+    // tiles' rings start from bounds, plain_fill_bound, which may be zero too).
+    gorge::grid<float> zeros = random_terrain<float>(130, 97, 4242);
+    std::mt19937 zero_rng(77);
+    for (float& v : zeros)
+        if (v < 3.0f || zero_rng() % 4 == 0) v = zero_rng() % 2 == 0 ? 0.0f : -0.0f;
+    for (const std::ptrdiff_t side : {16, 33, 64}) check_tiled_fill(zeros, side);
     // Against a fill written independently of both floods.
     const gorge::grid<float> rough = random_terrain<float>(97, 83, 4711);
     gorge::grid<float> tiled = rough;
     gorge::detail::run_tiled_priority_flood(tiled.view(), gorge::fill_options<float>(), "test", 10);
     CHECK(same_bits(tiled, reference_flood(rough)));
+}
+
+TEST_CASE("the tiled plain fill's upper bound: blocks' largest heights filled, one step up", "[drainage][fill]") {
+    // plain_fill_bound against a relaxation over cells written for this test: a block is the
+    // cells of one tile with the same (x - tile x) / 16 and (y - tile y) / 16; G of a block is
+    // its largest height on the map's edge and else the least over its cells' neighbours' blocks
+    // of the larger of its own largest height and their G, until nothing changes. The bound must
+    // be next_up(G) bit for bit, and above the plain fill everywhere.
+    constexpr std::ptrdiff_t block = gorge::detail::plain_fill_bound_block;
+    std::uint32_t seed = 300;
+    for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{40, 40}, {97, 70}, {130, 33}}) {
+        for (const std::ptrdiff_t side : {16, 20, 33, 64, 300}) {
+            const gorge::grid<float> map = random_terrain<float>(size.first, size.second, ++seed);
+            const std::ptrdiff_t w = map.width(), h = map.height();
+            INFO("map " << w << " x " << h << ", tiles of " << side);
+            const gorge::detail::tile_cuts columns(w, side), rows(h, side);
+            gorge::detail::plain_fill_bound<float> bound;
+            bound.cut(columns, rows);
+            std::vector<float> scratch;
+            for (std::ptrdiff_t ty = 0; ty < rows.count(); ++ty)
+                for (std::ptrdiff_t tx = 0; tx < columns.count(); ++tx)
+                    for (std::ptrdiff_t y = rows.begin(ty); y < rows.begin(ty) + rows.size(ty); ++y)
+                        bound.add_row(columns.begin(tx), y, &map(columns.begin(tx), y), columns.size(tx), scratch);
+            bound.solve("test");
+
+            // Each cell's block as a number, from its tile and its place in it.
+            auto tile_and_block = [&](const gorge::detail::tile_cuts& cuts, std::ptrdiff_t v) {
+                std::ptrdiff_t t = 0;
+                while (v >= cuts.begin(t) + cuts.size(t)) ++t;
+                return t * 1000 + (v - cuts.begin(t)) / block;
+            };
+            std::map<std::ptrdiff_t, float> largest, g;
+            auto block_of = [&](std::ptrdiff_t x, std::ptrdiff_t y) { return tile_and_block(columns, x) * 1000000 + tile_and_block(rows, y); };
+            for (std::ptrdiff_t y = 0; y < h; ++y)
+                for (std::ptrdiff_t x = 0; x < w; ++x) {
+                    const auto b = block_of(x, y);
+                    largest[b] = largest.count(b) ? std::max(largest[b], map(x, y)) : map(x, y);
+                }
+            for (const auto& b : largest) g[b.first] = std::numeric_limits<float>::infinity();
+            for (std::ptrdiff_t y = 0; y < h; ++y)
+                for (std::ptrdiff_t x = 0; x < w; ++x)
+                    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) g[block_of(x, y)] = largest[block_of(x, y)];
+            for (bool changed = true; changed;) {
+                changed = false;
+                for (std::ptrdiff_t y = 0; y < h; ++y)
+                    for (std::ptrdiff_t x = 0; x < w; ++x)
+                        for (int k = 0; k < 8; ++k) {
+                            const std::ptrdiff_t nx = x + gorge::d8_dx[k], ny = y + gorge::d8_dy[k];
+                            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                            const auto b = block_of(x, y);
+                            const float via = std::max(largest[b], g[block_of(nx, ny)]);
+                            if (via < g[b]) {
+                                g[b] = via;
+                                changed = true;
+                            }
+                        }
+            }
+            gorge::grid<float> filled = map;
+            gorge::fill_depressions(filled);
+            std::size_t wrong = 0, below = 0;
+            for (std::ptrdiff_t y = 0; y < h; ++y)
+                for (std::ptrdiff_t x = 0; x < w; ++x) {
+                    const float expected = std::nextafter(g[block_of(x, y)] + 0.0f, std::numeric_limits<float>::infinity());
+                    const float got = bound.at(x, y);
+                    wrong += std::memcmp(&got, &expected, sizeof got) == 0 ? 0u : 1u;
+                    below += got > filled(x, y) ? 0u : 1u;
+                }
+            CHECK(wrong == 0u);
+            CHECK(below == 0u);
+        }
+    }
 }
 
 TEST_CASE("the tiled plain fill: progress, cancellation, and the map's cell named on bad input", "[drainage][fill]") {
