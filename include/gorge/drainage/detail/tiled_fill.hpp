@@ -33,13 +33,15 @@
 // changes. That is the same surface (the plain fill is the least surface F >= Z from which every
 // cell has a path to an outlet that never climbs; the argument is the epsilon fill's), and it
 // skips the labels' stores, their graph and the pass that lifts each cell to its label's level,
-// for 10-13 % of the cells lowered a second time: on one core of an Intel Xeon (a 2-core virtual
-// machine), the 8192^2 drainage benchmark map filled in 35.0 ns per cell instead of 43.3
-// (medians), the smooth maps 0-7 % slower (benchmarks/README.md, "The plain fill's tiles on one
-// thread"). It holds one T per cell (the tiles' surfaces; their heights are read from the
-// caller's grid) and one tile's working copy. On several threads, where the labels' tiles are each filled once and side by side, the
-// labels stay: the iteration's colour sweeps lower far more cells again (on two threads both took
-// 24 ns per cell on that map).
+// for 10-13 % of the cells lowered a second time (6-10 % since the tiles' rings start from an
+// upper bound, plain_fill_bound): on one core of an Intel Xeon (a 2-core virtual machine), the
+// 8192^2 drainage benchmark map filled in 35.0 ns per cell instead of 43.3 (medians), the smooth
+// maps 0-7 % slower (benchmarks/README.md, "The plain fill's tiles on one thread"); the bound
+// then took 7-15 % off the smooth maps' time ("Tiles' rings from an upper bound"). It holds one T
+// per cell (the tiles' surfaces; their heights are read from the caller's grid) and one tile's
+// working copy. On several threads, where the labels' tiles are each filled once and side by
+// side, the labels stay: the iteration's colour sweeps lower far more cells again (on two threads
+// both took 24 ns per cell on that map).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
