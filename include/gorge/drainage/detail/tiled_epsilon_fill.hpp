@@ -212,18 +212,20 @@ public:
     /// largest heights. A tile's rows come in order, each tile's on one thread, with the same
     /// `scratch` (n values of the block row so far, the caller's).
     void add_row(std::ptrdiff_t x0, std::ptrdiff_t y, const T* in, std::ptrdiff_t n, std::vector<T>& scratch) {
-        const std::uint32_t block_row = block_row_[static_cast<std::size_t>(y)];
-        scratch.resize(static_cast<std::size_t>(n));
-        if (y == 0 || block_row_[static_cast<std::size_t>(y - 1)] != block_row) {
+        const std::size_t row = static_cast<std::size_t>(y), first = static_cast<std::size_t>(x0);
+        const std::size_t cells = static_cast<std::size_t>(n);
+        const std::uint32_t block_row = block_row_[row];
+        scratch.resize(cells);
+        if (row == 0 || block_row_[row - 1] != block_row) {
             std::copy_n(in, n, scratch.data());
         } else {
-            for (std::ptrdiff_t x = 0; x < n; ++x) scratch[static_cast<std::size_t>(x)] = std::max(scratch[static_cast<std::size_t>(x)], in[x]);
+            for (std::size_t x = 0; x < cells; ++x) scratch[x] = std::max(scratch[x], in[x]);
         }
-        if (static_cast<std::size_t>(y + 1) < block_row_.size() && block_row_[static_cast<std::size_t>(y + 1)] == block_row) return;
-        for (std::ptrdiff_t x = 0; x < n;) {  // the block row is complete
-            const std::uint32_t block_column = block_column_[static_cast<std::size_t>(x0 + x)];
-            T m = scratch[static_cast<std::size_t>(x)];
-            for (++x; x < n && block_column_[static_cast<std::size_t>(x0 + x)] == block_column; ++x) m = std::max(m, scratch[static_cast<std::size_t>(x)]);
+        if (row + 1 < block_row_.size() && block_row_[row + 1] == block_row) return;
+        for (std::size_t x = 0; x < cells;) {  // the block row is complete
+            const std::uint32_t block_column = block_column_[first + x];
+            T m = scratch[x];
+            for (++x; x < cells && block_column_[first + x] == block_column; ++x) m = std::max(m, scratch[x]);
             max_[static_cast<std::size_t>(block_row) * static_cast<std::size_t>(columns_) + block_column] = m + T(0);  // -0 as +0
         }
     }
