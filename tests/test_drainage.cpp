@@ -5,6 +5,7 @@
 // epsilon fill, an upward breadth-first search from the outlets that only climbs strictly must
 // reach every cell; accumulation against a brute-force walk of every flow path.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -1924,6 +1925,77 @@ TEST_CASE("the tiled plain fill equals the whole-map flood bit for bit", "[drain
     gorge::grid<float> tiled = rough;
     gorge::detail::run_tiled_priority_flood(tiled.view(), gorge::fill_options<float>(), "test", 10);
     CHECK(same_bits(tiled, reference_flood(rough)));
+}
+
+namespace {
+
+/// Maps whose lakes split into many row spans and join again (detail::fill_pit_span): a rim of
+/// 10 with one notch at 6 around a floor of heights in [0, 5), cut by
+///   0: teeth from the top and the bottom in turn (one lake winding through the whole map),
+///   1: walls of 9 on every other cell, chequered (the floor cells touch only at their corners),
+///   2: square islands of 7, each around a pit of 6.5 (filled later, at a level of its own),
+///   3: heights drawn from four levels, 5 a wall (lakes at several levels, with ties), no rim.
+gorge::grid<float> lake_map(std::ptrdiff_t w, std::ptrdiff_t h, int style, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> floor_height(0.0f, 5.0f);
+    gorge::grid<float> g(w, h);
+    for (std::ptrdiff_t y = 0; y < h; ++y)
+        for (std::ptrdiff_t x = 0; x < w; ++x) {
+            float v = floor_height(rng);
+            if (style == 0 && x % 4 == 2 && y < h - 3) v = 8.0f;
+            if (style == 0 && x % 4 == 0 && y > 2) v = 8.0f;
+            if (style == 1 && (x + y) % 2 == 1) v = 9.0f;
+            if (style == 3) v = std::array<float, 4>{0.0f, 1.0f, 2.0f, 5.0f}[rng() % 4];
+            g(x, y) = v;
+        }
+    if (style == 2)
+        for (std::ptrdiff_t cy = 5; cy + 3 < h; cy += 9)
+            for (std::ptrdiff_t cx = 4 + cy % 5; cx + 3 < w; cx += 11)
+                for (std::ptrdiff_t dy = -2; dy <= 2; ++dy)
+                    for (std::ptrdiff_t dx = -2; dx <= 2; ++dx) g(cx + dx, cy + dy) = dx == 0 && dy == 0 ? 6.5f : 7.0f;
+    if (style != 3) {
+        for (std::ptrdiff_t y = 0; y < h; ++y) g(0, y) = g(w - 1, y) = 10.0f;
+        for (std::ptrdiff_t x = 0; x < w; ++x) g(x, 0) = g(x, h - 1) = 10.0f;
+        g(0, h / 2) = 6.0f;
+    }
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("lakes filled a row span at a time: winding, diagonal, with islands and holes", "[drainage][fill]") {
+    // The plain fills raise a lake a row span at a time: the whole-map flood, the tiles' floods on
+    // threads and the one-thread tiled fill's epsilon flood with the plain step. Each is compared
+    // with Planchon-Darboux (an independent method), and without no-data with Priority-Flood as
+    // written out in reference_flood.
+    std::uint32_t seed = 5150;
+    for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{67, 45}, {130, 97}})
+        for (int style = 0; style < 4; ++style)
+            for (const bool holes : {false, true}) {
+                ++seed;
+                INFO("map " << size.first << " x " << size.second << ", style " << style << ", holes " << holes);
+                gorge::grid<float> map = lake_map(size.first, size.second, style, seed);
+                gorge::fill_options<float> options;
+                if (holes) {
+                    options.no_data = -9999.0f;
+                    std::mt19937 rng(seed);
+                    for (float& v : map)
+                        if (rng() % 40 == 0) v = -9999.0f;
+                }
+                options.tiles = false;
+                gorge::grid<float> whole = map, pd = map;
+                const auto stats = gorge::fill_depressions(whole, options);
+                gorge::fill_depressions_planchon_darboux(pd, options);
+                CHECK(same_bits(whole, pd));
+                if (!holes) {
+                    CHECK(same_bits(whole, reference_flood(map)));
+                    // A third of the map at least lies in the lake behind the rim (about half of
+                    // it is floor in styles 0 and 1; holes drain much of it).
+                    if (style != 3) CHECK(stats.raised_cells > map.size() / 3u);
+                }
+                options.tiles = true;
+                for (const std::ptrdiff_t side : {5, 16, 64}) check_tiled_fill(map, side, options);
+            }
 }
 
 TEST_CASE("the tiled plain fill's upper bound: blocks' largest heights filled, one step up", "[drainage][fill]") {
