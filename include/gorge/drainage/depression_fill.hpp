@@ -1025,38 +1025,13 @@ bool trace_uphill(padded_heights<T>& work, const d8_mask_offsets<I>& mask_offset
 /// cells as one span, a higher one goes to `trace` (it keeps its height, as a cell reached from a
 /// lower one always does). Each cell is then read once per span that borders it, instead of each
 /// lake cell reading its whole window and testing its neighbours one by one: on a flat lake this
-/// costs about a quarter as much. A span of one cell whose west and east neighbours are not lake
-/// cells (most pits of rough terrain are a few cells) is done from its 3 x 3 window instead, as
-/// trace_uphill does a cell: one read of its open and its higher neighbours, closed at once.
-/// close(n, from) closes cell n reached from cell `from`, close_window(c, w) the cells of window
-/// bits w around c (the flood's count and labels); each returns false when it cancels the fill.
-template <class I, class T, class Close, class CloseWindow>
-bool fill_pit_span(padded_heights<T>& work, const d8_mask_offsets<I>& mask_offsets, cell_fifo<I>& pit,
-                   cell_fifo<I>& trace, std::size_t first, std::size_t last, T level, Close&& close,
-                   CloseWindow&& close_window) {
+/// costs about a quarter as much. close(n, from) closes cell n reached from cell `from` (the
+/// flood's count and labels); false when it cancels the fill.
+template <class I, class T, class Close>
+bool fill_pit_row_span(padded_heights<T>& work, cell_fifo<I>& pit, cell_fifo<I>& trace, std::size_t first,
+                       std::size_t last, T level, Close&& close) {
     const bit_set& closed = work.closed;
     T* const z = work.z.data();
-    if (first == last) {
-        constexpr int side = window_neighbour_table::window_side;
-        constexpr unsigned west_and_east = (1u << side) | (1u << (side + 2));
-        const unsigned open_w = work.open_window(first);
-        const unsigned high_w = open_w & work.window_above(first, level);
-        const unsigned lake_w = open_w & ~high_w;
-        if ((lake_w & west_and_east) == 0) {
-            if (open_w == 0) return true;
-            if (!close_window(first, open_w)) return false;
-            trace.push_neighbours(first, window_neighbours.mask[high_w], mask_offsets);
-            const unsigned lake = window_neighbours.mask[lake_w];
-            const typename d8_mask_offsets<I>::offset* off = mask_offsets.of(lake);
-            for (int j = 0, cells = mask_cells(lake); j < cells; ++j) {
-                const std::size_t n = static_cast<std::size_t>(static_cast<I>(static_cast<I>(first) + static_cast<I>(off[j])));
-                z[n] = level;
-                pit.push(static_cast<I>(n));
-                pit.push(static_cast<I>(n));
-            }
-            return true;
-        }
-    }
     while (!closed.test(first - 1) && z[first - 1] <= level) {
         if (!close(--first, last)) return false;
         z[first] = level;
@@ -1096,6 +1071,40 @@ bool fill_pit_span(padded_heights<T>& work, const d8_mask_offsets<I>& mask_offse
         }
     }
     return true;
+}
+
+/// fill_pit_row_span, except for a span of one cell whose west and east neighbours are not lake
+/// cells (most pits of rough terrain are a few cells): that one is done from its 3 x 3 window, as
+/// trace_uphill does a cell, with one read of its open and its higher neighbours, closed at once.
+/// close_window(c, w) closes the cells of window bits w around c (the flood's count and labels;
+/// false when it cancels the fill).
+template <class I, class T, class Close, class CloseWindow>
+GORGE_FORCEINLINE bool fill_pit_span(padded_heights<T>& work, const d8_mask_offsets<I>& mask_offsets,
+                                     cell_fifo<I>& pit, cell_fifo<I>& trace, std::size_t first, std::size_t last,
+                                     T level, Close&& close, CloseWindow&& close_window) {
+    if (first == last) {
+        constexpr int side = window_neighbour_table::window_side;
+        constexpr unsigned west_and_east = (1u << side) | (1u << (side + 2));
+        const unsigned open_w = work.open_window(first);
+        if (open_w == 0) return true;
+        const unsigned high_w = open_w & work.window_above(first, level);
+        const unsigned lake_w = open_w & ~high_w;
+        if ((lake_w & west_and_east) == 0) {
+            if (!close_window(first, open_w)) return false;
+            trace.push_neighbours(first, window_neighbours.mask[high_w], mask_offsets);
+            const unsigned lake = window_neighbours.mask[lake_w];
+            const typename d8_mask_offsets<I>::offset* off = mask_offsets.of(lake);
+            T* const z = work.z.data();
+            for (int j = 0, cells = mask_cells(lake); j < cells; ++j) {
+                const I n = static_cast<I>(static_cast<I>(first) + static_cast<I>(off[j]));
+                z[n] = level;
+                pit.push(n);
+                pit.push(n);
+            }
+            return true;
+        }
+    }
+    return fill_pit_row_span(work, pit, trace, first, last, level, close);
 }
 
 /// Watershed labels of the plain flood when none are wanted (the fill of a whole map): each hook
