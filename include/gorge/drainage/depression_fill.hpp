@@ -1337,7 +1337,9 @@ public:
 private:
     using key = decltype(ordered_bits(T()));
     /// With the plain step every cell in the pit queue holds the level of the last cell taken
-    /// from the priority queue, so the pit queue holds spans (fill_pit_span) instead of cells.
+    /// from the priority queue (a raised cell takes the value it was reached with, which is never
+    /// above the priority queue's keys), so the pit queue holds spans (fill_pit_span) instead of
+    /// cells, and a lake is raised without looking at the priority queue's keys.
     static constexpr bool spans = !Upper && std::is_same<Step, plain_step<T>>::value;
 
     /// Settles the outlets (data cells next to a ring or no-data cell holding -infinity) at their
