@@ -159,8 +159,70 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
     // With the plain step, most lowered cells take the value they were reached with (their Z is
     // below it): they are final at once, and go to a first-in, first-out queue, taken before the
     // next key, instead of through the priority queue. (The epsilon step never gives that value.)
+    // They form lakes at that value, and go down a row span at a time, as the plain flood raises
+    // them (fill_pit_row_span): the queue holds spans (first, last) of cells of one row lowered
+    // to the value v; a span is widened along its row, then the cells next to it are tried, those
+    // that go down to v queued by runs as spans, those that go down less to the priority queue.
     cell_fifo<I> level;
     const I row = static_cast<I>(pitch);
+    if constexpr (std::is_same<Step, plain_step<T>>::value) {
+        // zi(n): n's heights index, from its place in e (an inner cell: one row and column in).
+        auto zi = [&](std::size_t n) {
+            return static_cast<std::ptrdiff_t>(n / static_cast<std::size_t>(pitch) - 1) * z_pitch +
+                   static_cast<std::ptrdiff_t>(n % static_cast<std::size_t>(pitch)) - 1;
+        };
+        // Tries cell n with value v: 2 when it went down to v, 1 when it went down less (queued
+        // by its value), 0 when it kept its value.
+        auto try_cell = [&](std::size_t n, T v) {
+            if (!lower(static_cast<I>(n), zi(n), v)) return 0;
+            if (e[n] == v) return 2;
+            open.push(ordered_bits(e[n]), static_cast<I>(n));
+            return 1;
+        };
+        const std::size_t p = static_cast<std::size_t>(pitch);
+        while (!open.empty()) {
+            const I c = open.pop();
+            if (ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
+            const T v = e[c];
+            const std::ptrdiff_t zc = zi(c);
+            for (int k = 0; k < d8_neighbours; ++k) {
+                const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
+                if (!lower(n, zc + z_off[k], v)) continue;
+                if (e[n] == v) {
+                    level.push(n);
+                    level.push(n);
+                } else {
+                    open.push(ordered_bits(e[n]), n);
+                }
+            }
+            while (!level.empty()) {
+                std::size_t first = level.pop(), last = level.pop();
+                while (try_cell(first - 1, v) == 2) --first;
+                while (try_cell(last + 1, v) == 2) ++last;
+                for (const std::size_t from : {first - 1 - p, first - 1 + p}) {
+                    const std::size_t to = from + (last - first) + 2;
+                    std::size_t run = 0;  // first cell of the run being collected, or 0 for none
+                    for (std::size_t i = from; i <= to; ++i) {
+                        if (try_cell(i, v) == 2) {
+                            if (run == 0) run = i;
+                            continue;
+                        }
+                        if (run != 0) {
+                            level.push(static_cast<I>(run));
+                            level.push(static_cast<I>(i - 1));
+                            run = 0;
+                        }
+                    }
+                    if (run != 0) {
+                        level.push(static_cast<I>(run));
+                        level.push(static_cast<I>(to));
+                    }
+                }
+            }
+            level.clear();
+        }
+        return;
+    }
     while (!open.empty()) {
         I c = open.pop();
         if (ordered_bits(e[c]) != open.last_key()) continue;  // lowered again since pushed: done then
