@@ -160,7 +160,7 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
     // below it): they are final at once, and go to a first-in, first-out queue, taken before the
     // next key, instead of through the priority queue. (The epsilon step never gives that value.)
     // They form lakes at that value, and go down a row span at a time, as the plain flood raises
-    // them (fill_pit_row_span): the queue holds spans (first, last) of cells of one row lowered
+    // them (spread_row_span): the queue holds spans (first, last) of cells of one row lowered
     // to the value v; a span is widened along its row, then the cells next to it are tried, those
     // that go down to v queued by runs as spans, those that go down less to the priority queue.
     cell_fifo<I> level;
@@ -171,13 +171,13 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
             return static_cast<std::ptrdiff_t>(n / static_cast<std::size_t>(pitch) - 1) * z_pitch +
                    static_cast<std::ptrdiff_t>(n % static_cast<std::size_t>(pitch)) - 1;
         };
-        // Tries cell n with value v: 2 when it went down to v, 1 when it went down less (queued
-        // by its value), 0 when it kept its value.
+        // Tries cell n with value v: it joins the lake when it went down to v; it does not when it
+        // went down less (queued by its value) or kept its value.
         auto try_cell = [&](std::size_t n, T v) {
-            if (!lower(static_cast<I>(n), zi(n), v)) return 0;
-            if (e[n] == v) return 2;
+            if (!lower(static_cast<I>(n), zi(n), v)) return span_cell::left;
+            if (e[n] == v) return span_cell::joined;
             open.push(ordered_bits(e[n]), static_cast<I>(n));
-            return 1;
+            return span_cell::left;
         };
         const std::size_t p = static_cast<std::size_t>(pitch);
         while (!open.empty()) {
@@ -196,28 +196,8 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
                 }
             }
             while (!level.empty()) {
-                std::size_t first = level.pop(), last = level.pop();
-                while (try_cell(first - 1, v) == 2) --first;
-                while (try_cell(last + 1, v) == 2) ++last;
-                for (const std::size_t from : {first - 1 - p, first - 1 + p}) {
-                    const std::size_t to = from + (last - first) + 2;
-                    std::size_t run = 0;  // first cell of the run being collected, or 0 for none
-                    for (std::size_t i = from; i <= to; ++i) {
-                        if (try_cell(i, v) == 2) {
-                            if (run == 0) run = i;
-                            continue;
-                        }
-                        if (run != 0) {
-                            level.push(static_cast<I>(run));
-                            level.push(static_cast<I>(i - 1));
-                            run = 0;
-                        }
-                    }
-                    if (run != 0) {
-                        level.push(static_cast<I>(run));
-                        level.push(static_cast<I>(to));
-                    }
-                }
+                const std::size_t first = level.pop(), last = level.pop();
+                spread_row_span(level, first, last, p, [&](std::size_t i) { return try_cell(i, v); });
             }
             level.clear();
         }
