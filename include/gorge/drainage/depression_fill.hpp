@@ -551,7 +551,7 @@ public:
     void set_three(std::size_t i, unsigned bits) {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         // The two bytes from i / 8 on, as three() reads them: one update instead of one per word
-        // (fewer instructions on the traces' path; benchmarks/README.md, "Fewer instructions a traced cell").
+        // (fewer instructions on the traces' path; benchmarks/README.md, "A traced cell in fewer instructions").
         unsigned char* const at = reinterpret_cast<unsigned char*>(words_.data()) + i / byte_bits;
         std::uint16_t pair = 0;
         std::memcpy(&pair, at, sizeof pair);
