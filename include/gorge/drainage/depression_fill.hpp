@@ -1079,14 +1079,14 @@ bool spread_row_span(cell_fifo<I>& spans, std::size_t first, std::size_t last, s
     return true;
 }
 
-/// Raises a lake to its spill level a row span at a time (spread_row_span), for the plain fill,
-/// whose pit queue holds cells all at one level: the pit queue holds spans as pairs (first, last)
-/// of cells of one row, closed and raised to `level`. An open cell next to a span is closed; one
-/// not above `level` joins the lake (raised), a higher one goes to `trace` (it keeps its height,
-/// as a cell reached from a lower one always does). Each cell is then read once per span that
-/// borders it, instead of each lake cell reading its whole window and testing its neighbours one
-/// by one: on a flat lake this costs about a quarter as much. close(n, from) closes cell n reached
-/// from cell `from` of the lake (the flood's count and labels); false when it cancels the fill.
+/// Raises a lake to its spill level a row span at a time (spread_row_span): the plain fill's pit
+/// queue, whose cells all lie at one level, holds spans as pairs (first, last) of cells of one
+/// row, closed and raised to `level`. An open cell next to a span is closed; one not above
+/// `level` joins the lake (raised), a higher one goes to `trace` (it keeps its height, as a cell
+/// reached from a lower one always does). Each cell is then read once per span that borders it,
+/// instead of each lake cell reading its whole window and testing its neighbours one by one: on
+/// a flat lake this costs about a quarter as much. close(n, from) closes cell n reached from cell
+/// `from` of the lake (the flood's count and labels); false when it cancels the fill.
 template <class I, class T, class Close>
 bool fill_pit_row_span(padded_heights<T>& work, cell_fifo<I>& pit, cell_fifo<I>& trace, std::size_t first,
                        std::size_t last, T level, Close&& close) {

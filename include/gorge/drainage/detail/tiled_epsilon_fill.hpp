@@ -164,19 +164,18 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
     // to the value v; a span is widened along its row, then the cells next to it are tried, those
     // that go down to v queued by runs as spans, those that go down less to the priority queue.
     cell_fifo<I> level;
+    // zi(n): n's heights index, from its place in e (an inner cell: one row and column in).
     const I row = static_cast<I>(pitch);
+    auto zi = [&](I n) {
+        return static_cast<std::ptrdiff_t>(n / row - 1) * z_pitch + static_cast<std::ptrdiff_t>(n % row) - 1;
+    };
     if constexpr (std::is_same<Step, plain_step<T>>::value) {
-        // zi(n): n's heights index, from its place in e (an inner cell: one row and column in).
-        auto zi = [&](std::size_t n) {
-            return static_cast<std::ptrdiff_t>(n / static_cast<std::size_t>(pitch) - 1) * z_pitch +
-                   static_cast<std::ptrdiff_t>(n % static_cast<std::size_t>(pitch)) - 1;
-        };
-        // Tries cell n with value v: it joins the lake when it went down to v; it does not when it
-        // went down less (queued by its value) or kept its value.
-        auto try_cell = [&](std::size_t n, T v) {
-            if (!lower(static_cast<I>(n), zi(n), v)) return span_cell::left;
+        // Tries cell n (heights index zn) with value v: it joins the lake when it went down to v;
+        // it does not when it went down less (queued by its value) or kept its value.
+        auto try_cell = [&](I n, std::ptrdiff_t zn, T v) {
+            if (!lower(n, zn, v)) return span_cell::left;
             if (e[n] == v) return span_cell::joined;
-            open.push(ordered_bits(e[n]), static_cast<I>(n));
+            open.push(ordered_bits(e[n]), n);
             return span_cell::left;
         };
         const std::size_t p = static_cast<std::size_t>(pitch);
@@ -187,17 +186,16 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
             const std::ptrdiff_t zc = zi(c);
             for (int k = 0; k < d8_neighbours; ++k) {
                 const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
-                if (!lower(n, zc + z_off[k], v)) continue;
-                if (e[n] == v) {
-                    level.push(n);
-                    level.push(n);
-                } else {
-                    open.push(ordered_bits(e[n]), n);
-                }
+                if (try_cell(n, zc + z_off[k], v) != span_cell::joined) continue;
+                level.push(n);  // a span of one cell
+                level.push(n);
             }
             while (!level.empty()) {
                 const std::size_t first = level.pop(), last = level.pop();
-                spread_row_span(level, first, last, p, [&](std::size_t i) { return try_cell(i, v); });
+                spread_row_span(level, first, last, p, [&](std::size_t i) {
+                    const I n = static_cast<I>(i);
+                    return try_cell(n, zi(n), v);
+                });
             }
             level.clear();
         }
@@ -209,8 +207,7 @@ void lower_epsilon_surface(T* e, const T* z, std::ptrdiff_t z_pitch, std::ptrdif
         for (;;) {
             const T v = e[c];
             const T up = step(v);
-            // c's heights index, from its place in e (an inner cell: one row and column in).
-            const std::ptrdiff_t zc = static_cast<std::ptrdiff_t>(c / row - 1) * z_pitch + static_cast<std::ptrdiff_t>(c % row) - 1;
+            const std::ptrdiff_t zc = zi(c);
             for (int k = 0; k < d8_neighbours; ++k) {
                 const I n = static_cast<I>(static_cast<std::ptrdiff_t>(c) + off[k]);
                 if (!lower(n, zc + z_off[k], up)) continue;
