@@ -74,6 +74,20 @@ struct evo_topology {
     bool interior(std::ptrdiff_t x, std::ptrdiff_t y) const {
         return x > 0 && y > 0 && x + 1 < width && y + 1 < height;
     }
+    /// Calls f(j) for every neighbour j of cell c that exists and has data, in D8 code order (an
+    /// interior cell by its offsets, one on an edge by neighbour()).
+    template <class F>
+    void for_each_data_neighbour(evo_index c, F&& f) const {
+        const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % width;
+        const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / width;
+        const bool inner = interior(x, y);
+        for (int k = 0; k < d8_neighbours; ++k) {
+            const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + offsets[k] : neighbour(x, y, k);
+            if (j < 0) continue;
+            const auto uj = static_cast<evo_index>(j);
+            if (kind[uj] != evo_void) f(uj);
+        }
+    }
 };
 
 /// Runs work(piece) for piece in [0, pieces) on up to `threads` threads (gorge's thread rule);
@@ -444,19 +458,12 @@ void evo_basin_tree_global(const evo_topology& topo, const T* h, const evo_index
     // non-zero label, or from the sink-basin side of a pair with basin 0).
     dep.links.clear();
     for (const evo_index c : dep.members) {
-        const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
-        const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
         const evo_index bc = dep.label[c];
-        const bool inner = topo.interior(x, y);
-        for (int k = 0; k < d8_neighbours; ++k) {
-            const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[k] : topo.neighbour(x, y, k);
-            if (j < 0) continue;
-            const auto uj = static_cast<std::size_t>(j);
-            if (topo.kind[uj] == evo_void) continue;
-            const evo_index bj = dep.label[uj];
-            if (bj == bc || (bj != 0 && bj < bc)) continue;
-            dep.links.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), c, static_cast<evo_index>(j)});
-        }
+        topo.for_each_data_neighbour(c, [&](evo_index j) {
+            const evo_index bj = dep.label[j];
+            if (bj == bc || (bj != 0 && bj < bc)) return;
+            dep.links.push_back({std::max(h[c], h[j]), std::min(h[c], h[j]), c, j});
+        });
     }
     std::sort(dep.links.begin(), dep.links.end(), [](const evo_link<T>& p, const evo_link<T>& q) {
         if (p.level != q.level) return p.level < q.level;
@@ -624,24 +631,16 @@ bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index*
                     break;
                 }
                 const evo_index c = e.a;
-                const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
-                const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
-                const bool inner = topo.interior(x, y);
-                for (int d = 0; d < d8_neighbours; ++d) {
-                    const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
-                    if (j < 0) continue;
-                    const auto uj = static_cast<evo_index>(j);
-                    if (topo.kind[uj] == evo_void) continue;
-                    if (dep.find(evo_label_of(rcv, dep, uj)) == group) {
-                        if (dep.seen[uj] == dep.epoch) continue;  // (marks only this group's cells)
-                        dep.seen[uj] = dep.epoch;
-                        dep.heap.push_back({h[uj], h[uj], uj, evo_none});
+                topo.for_each_data_neighbour(c, [&](evo_index j) {
+                    if (dep.find(evo_label_of(rcv, dep, j)) == group) {
+                        if (dep.seen[j] == dep.epoch) return;  // (marks only this group's cells)
+                        dep.seen[j] = dep.epoch;
+                        dep.heap.push_back({h[j], h[j], j, evo_none});
                     } else {
-                        dep.heap.push_back({std::max(h[c], h[uj]), std::min(h[c], h[uj]), std::min(c, uj),
-                                            std::max(c, uj)});
+                        dep.heap.push_back({std::max(h[c], h[j]), std::min(h[c], h[j]), std::min(c, j), std::max(c, j)});
                     }
                     std::push_heap(dep.heap.begin(), dep.heap.end(), later);
-                }
+                });
             }
             if (!out) return false;  // no way out: cannot happen on a checked map
         }
@@ -683,18 +682,11 @@ bool evo_basin_tree_local(const evo_topology& topo, const T* h, const evo_index*
         dep.seen[s] = dep.epoch;
         for (std::size_t read = first; read < dep.lakes.size(); ++read) {
             const evo_index c = dep.lakes[read];
-            const std::ptrdiff_t x = static_cast<std::ptrdiff_t>(c) % topo.width;
-            const std::ptrdiff_t y = static_cast<std::ptrdiff_t>(c) / topo.width;
-            const bool inner = topo.interior(x, y);
-            for (int d = 0; d < d8_neighbours; ++d) {
-                const std::ptrdiff_t j = inner ? std::ptrdiff_t(c) + topo.offsets[d] : topo.neighbour(x, y, d);
-                if (j < 0) continue;
-                const auto uj = static_cast<evo_index>(j);
-                if (topo.kind[uj] == evo_void || dep.seen[uj] == dep.epoch || !(h[uj] < top)) continue;
-                if (evo_label_of(rcv, dep, uj) != basin) continue;
-                dep.seen[uj] = dep.epoch;
-                dep.lakes.push_back(uj);
-            }
+            topo.for_each_data_neighbour(c, [&](evo_index j) {
+                if (dep.seen[j] == dep.epoch || !(h[j] < top) || evo_label_of(rcv, dep, j) != basin) return;
+                dep.seen[j] = dep.epoch;
+                dep.lakes.push_back(j);
+            });
         }
     }
     dep.lake_cells = dep.lakes.size();
