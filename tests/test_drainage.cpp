@@ -2329,70 +2329,53 @@ TEST_CASE("fill_depressions fills maps of 4096^2 cells and more in tiles, with t
     CHECK(tiled_fill_applies(8192, 2048));
     CHECK_FALSE(tiled_fill_applies(2047, 8200));  // a side too short
     CHECK_FALSE(tiled_fill_applies(8200, 2047));
-    // The same surface in tiles (the default, here on two threads) and as one flood (tiles =
-    // false, which ignores threads). The progress reports tell which ran: one flood reports every
-    // fill_progress_interval cells of the map, 258 calls in all; the tiled fill reports only
-    // inside the tiles the calling thread fills (16 per tile), and the other thread takes some:
-    // each report waits a millisecond on the calling thread.
-    std::vector<double> seen_tiled, seen_whole;
-    gorge::fill_options<float> options;
-    options.threads = 2;
-    options.progress = [&seen_tiled](double f) {
-        seen_tiled.push_back(f);
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        return true;
-    };
-    gorge::grid<float> tiled = map, whole = map;
-    const auto t = gorge::fill_depressions(tiled, options);
-    options.tiles = false;
-    options.progress = [&seen_whole](double f) {
-        seen_whole.push_back(f);
-        return true;
-    };
-    const auto w = gorge::fill_depressions(whole, options);
-    CHECK(w.raised_cells > 100000u);
-    CHECK(t.raised_cells == w.raised_cells);
-    CHECK(same_bits(tiled, whole));
+    // The same surface and statistics in tiles (the default, here on two threads) and as one
+    // flood (tiles = false, which ignores threads), for fill_depressions and, which goes to tiles
+    // by the same rule, fill_depressions_epsilon. The progress reports tell which ran: one flood
+    // reports every fill_progress_interval cells of the map, 258 calls in all; the tiled fills
+    // report only inside the tiles the calling thread fills (16 per tile; the epsilon fill's
+    // tiles solved in full), and the other thread takes some: each report waits a millisecond on
+    // the calling thread.
     const std::size_t cells = map.size();
-    REQUIRE(seen_whole.size() == 2u + cells / gorge::fill_progress_interval);
-    CHECK(seen_whole[1] == Approx(double(gorge::fill_progress_interval) / double(cells)));
-    CHECK(seen_tiled.size() < seen_whole.size());
-    CHECK(std::is_sorted(seen_tiled.begin(), seen_tiled.end()));
-    CHECK(seen_tiled.back() == 1.0);
-    // The epsilon fill goes to tiles by the same rule: the same surface and statistics. Its tiled
-    // fill reports only inside the tiles the calling thread solves in full (16 per tile).
-    std::vector<double> seen_epsilon_tiled, seen_epsilon_whole;
-    options.tiles = true;
-    options.progress = [&seen_epsilon_tiled](double f) {
-        seen_epsilon_tiled.push_back(f);
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        return true;
+    const auto check_tiles_against_one_flood = [&map, cells](auto&& fill) {
+        std::vector<double> seen_tiled, seen_whole;
+        gorge::fill_options<float> two_threads;
+        two_threads.threads = 2;
+        two_threads.progress = [&seen_tiled](double f) {
+            seen_tiled.push_back(f);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return true;
+        };
+        gorge::grid<float> tiled = map, whole = map;
+        const auto t = fill(tiled, two_threads);
+        two_threads.tiles = false;
+        two_threads.progress = [&seen_whole](double f) {
+            seen_whole.push_back(f);
+            return true;
+        };
+        const auto w = fill(whole, two_threads);
+        CHECK(w.raised_cells > 100000u);
+        CHECK(t.raised_cells == w.raised_cells);
+        CHECK(t.max_gradient_rise == w.max_gradient_rise);
+        CHECK(t.overtaken_cells == w.overtaken_cells);
+        CHECK(same_bits(tiled, whole));
+        REQUIRE(seen_whole.size() == 2u + cells / gorge::fill_progress_interval);
+        CHECK(seen_whole[1] == Approx(double(gorge::fill_progress_interval) / double(cells)));
+        CHECK(seen_tiled.size() < seen_whole.size());
+        CHECK(std::is_sorted(seen_tiled.begin(), seen_tiled.end()));
+        CHECK(seen_tiled.back() == 1.0);
     };
-    gorge::grid<float> epsilon_tiled = map, epsilon_whole = map;
-    const auto et = gorge::fill_depressions_epsilon(epsilon_tiled, options);
-    options.tiles = false;
-    options.progress = [&seen_epsilon_whole](double f) {
-        seen_epsilon_whole.push_back(f);
-        return true;
-    };
-    const auto ew = gorge::fill_depressions_epsilon(epsilon_whole, options);
-    CHECK(ew.raised_cells > 100000u);
-    CHECK(et.raised_cells == ew.raised_cells);
-    CHECK(et.max_gradient_rise == ew.max_gradient_rise);
-    CHECK(et.overtaken_cells == ew.overtaken_cells);
-    CHECK(same_bits(epsilon_tiled, epsilon_whole));
-    REQUIRE(seen_epsilon_whole.size() == 2u + cells / gorge::fill_progress_interval);
-    CHECK(seen_epsilon_tiled.size() < seen_epsilon_whole.size());
-    CHECK(std::is_sorted(seen_epsilon_tiled.begin(), seen_epsilon_tiled.end()));
-    CHECK(seen_epsilon_tiled.back() == 1.0);
+    check_tiles_against_one_flood(
+        [](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions(g, o); });
+    check_tiles_against_one_flood(
+        [](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions_epsilon(g, o); });
     // On one thread both fills go to tiles too: the reports are the tiles' (on 4096 x 4097 cells,
     // 20 tiles of 12 reports, not the whole-map flood's 256 and two).
     gorge::grid<float> taller(side, side + 1);
     for (std::ptrdiff_t y = 0; y <= side; ++y)
         for (std::ptrdiff_t x = 0; x < side; ++x) taller(x, y) = map(x, std::min(y, side - 1)) + 0.001f * float(y == side);
     std::vector<double> seen_one_thread;
-    options.tiles = true;
-    options.threads = 1;
+    gorge::fill_options<float> options;  // one thread, tiles
     options.progress = [&seen_one_thread](double f) {
         seen_one_thread.push_back(f);
         return true;
