@@ -489,6 +489,40 @@ TEST_CASE("evolution: parameter validation names the parameter") {
         p.slope_exponent = bad;
         expect(p, "slope_exponent");
     }
+    // Outside 1e-12..1e12 the stream power factors could be 0 / 0 and the volumes overflow: the
+    // smallest and largest positive doubles gave NaN heights or totals before they were rejected.
+    for (const double bad : {std::numeric_limits<double>::denorm_min(), gorge::evolution_min_cell_size / 2,
+                             gorge::evolution_max_cell_size * 2, std::numeric_limits<double>::max()}) {
+        evolution_params<double> p;
+        p.cell_size = bad;
+        expect(p, "cell_size");
+    }
+    for (const double good : {gorge::evolution_min_cell_size, gorge::evolution_max_cell_size}) {
+        evolution_params<double> p;
+        p.cell_size = good;
+        CHECK(p.first_invalid() == nullptr);
+    }
+    {
+        // A diffusion number D·dt / cell_size² above evolution_max_diffusion_number (here the
+        // largest double as D) gave NaN heights; at the bound the run stays finite.
+        evolution_params<double> p;
+        p.diffusivity = std::numeric_limits<double>::max();
+        expect(p, "diffusivity");
+        p.diffusivity = 1e300;
+        p.time_step = 1e300;
+        expect(p, "diffusivity");  // D·dt overflows to infinity
+        p = {};
+        p.cell_size = 1;
+        p.time_step = 1;
+        p.diffusivity = gorge::evolution_max_diffusion_number<double>();
+        CHECK(p.first_invalid() == nullptr);
+        grid<double> bumpy(8, 8, 0.0);
+        for (std::ptrdiff_t y = 0; y < 8; ++y)
+            for (std::ptrdiff_t x = 0; x < 8; ++x) bumpy(x, y) = (x * 7 + y * 3) % 5 == 0 ? 1e150 : -1e150;
+        const gorge::evolution_stats st = evolve_landscape(bumpy.view(), p, 3);
+        CHECK(std::all_of(bumpy.data(), bumpy.data() + bumpy.size(), [](double v) { return std::isfinite(v); }));
+        CHECK(std::isfinite(st.diffused_out));
+    }
     for (const double bad : {-1e-9, nan, inf}) {
         evolution_params<double> p;
         p.erodibility = bad;

@@ -12,6 +12,10 @@
 // The fractal fields (four kinds over the gradient, value and simplex bases) and the island recipe
 // (height and moisture, scalars and batches) are fuzzed the same way with random valid parameters
 // (400 sets each in Release, 40 otherwise).
+// The simulations (droplet, thermal and landscape evolution runs) are fuzzed likewise: random
+// valid parameters, small maps whose relief is drawn up to each model's height limit, and every
+// height and total of the result must be finite (120 sets per model and type in Release, 12
+// otherwise).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +30,9 @@
 #include "support/catch.hpp"
 #include "support/errors.hpp"
 
+#include <gorge/erosion/droplet.hpp>
+#include <gorge/erosion/landscape_evolution.hpp>
+#include <gorge/erosion/thermal.hpp>
 #include <gorge/filter/demo_pipeline.hpp>
 #include <gorge/filter/erosion_filter.hpp>
 #include <gorge/noise/field.hpp>
@@ -742,4 +749,186 @@ TEST_CASE("fuzz: fractal fields over every basis are finite for valid parameters
 TEST_CASE("fuzz: the island recipe is finite for valid parameters", "[finite][fuzz][island]") {
     CHECK(fuzz_islands<float>(fuzz_seed + 7) == 0);
     CHECK(fuzz_islands<double>(fuzz_seed + 8) == 0);
+}
+
+// ---- the simulations -------------------------------------------------------------------------------
+
+namespace {
+
+#ifdef NDEBUG
+constexpr int simulation_sets = 120;
+#else
+constexpr int simulation_sets = 12;  // sanitizer / debug builds
+#endif
+/// Draws of a parameter set before the test gives up on finding one that validate() accepts.
+constexpr int simulation_max_draws = 10000;
+
+/// Random draws for the simulation fuzz: wide magnitudes (wide<S>), factors in [0, 1] that are
+/// 0 or 1 now and then, map sides and counts.
+template <class T>
+struct simulation_draws {
+    std::mt19937_64& rng;
+    wide<T> w{rng};
+    double unit() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
+    /// 0 or 1 in one draw of four each, else uniform in [0, 1].
+    T fraction() {
+        const double pick = unit();
+        return pick < 0.25 ? T(0) : pick < 0.5 ? T(1) : T(unit());
+    }
+    int below(int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); }
+    /// A map of `width` x `height` cells: a smooth wave plus white noise, scaled to a
+    /// relief drawn from 1e-30 up to `limit` (the model's largest accepted height).
+    gorge::grid<T> map(int width, int height, T limit) {
+        const double relief = std::min(double(w.draw(-30, std::log10(double(limit)), false)), double(limit));
+        gorge::grid<T> g(width, height);
+        for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x)
+                g(x, y) = T(relief * (0.5 * std::sin(0.3 * x) * std::cos(0.2 * y) + 0.5 * (2.0 * unit() - 1.0)));
+        return g;
+    }
+};
+
+template <class T>
+bool all_heights_finite(const gorge::grid<T>& g) {
+    return std::all_of(g.data(), g.data() + g.size(), [](T v) { return std::isfinite(v); });
+}
+
+/// Draws parameters with `draw_set` until `valid` accepts them; fails the test after
+/// simulation_max_draws tries.
+template <class P, class Draw>
+P draw_valid(Draw&& draw_set) {
+    for (int tries = 0; tries < simulation_max_draws; ++tries) {
+        const P p = draw_set();
+        if (!p.first_invalid()) return p;
+    }
+    FAIL("no valid parameter set in " << simulation_max_draws << " draws");
+    return P();
+}
+
+/// simulation_sets runs of one model: each draws parameters with draw(d) until validate()
+/// accepts them, then run(d, p) runs the model on a map of its own and describes what came out
+/// non-finite (empty when everything is finite). Returns the number of such runs.
+template <class T, class P, class Draw, class Run>
+int fuzz_simulation(std::uint32_t seed, const Draw& draw, const Run& run) {
+    std::mt19937_64 rng(seed);
+    simulation_draws<T> d{rng};
+    int bad = 0;
+    for (int set = 0; set < simulation_sets; ++set) {
+        const P p = draw_valid<P>([&] { return draw(d); });
+        const std::string failure = run(d, p);
+        if (!failure.empty()) {
+            UNSCOPED_INFO("set " << set << ": " << failure);
+            ++bad;
+        }
+    }
+    return bad;
+}
+
+/// "what: " and the named values, for a failure description.
+template <class... V>
+std::string describe(const char* what, const V&... values) {
+    std::ostringstream out;
+    out << what << ':';
+    const int expand[] = {0, ((out << ' ' << values), 0)...};
+    (void)expand;
+    return out.str();
+}
+
+template <class T>
+int fuzz_droplet_runs(std::uint32_t seed) {
+    using P = gorge::droplet_params<T>;
+    const auto draw = [](simulation_draws<T>& d) {
+        P q;
+        q.cell_size = d.w.draw(-6, 6, false);
+        q.step_length = q.cell_size * T(std::exp2(8.0 * d.unit() - 4.0));    // 1/16..16 cells
+        q.brush_radius = q.cell_size * T(1.0 + 31.0 * d.unit() * d.unit());  // 1..32 cells
+        q.inertia = d.fraction();
+        q.erode_rate = d.fraction();
+        q.deposit_rate = d.fraction();
+        q.evaporate_rate = d.fraction();
+        q.capacity_factor = d.w.draw(-10, 30, false);
+        q.min_capacity = d.w.draw(-10, 30, false);
+        q.gravity = d.w.draw(-10, 30, false);
+        q.initial_water = d.w.draw(-10, 30, false);
+        q.initial_speed = d.w.draw(-10, 30, false);
+        q.lifetime = 1 + d.below(100);
+        return q;
+    };
+    const auto run = [](simulation_draws<T>& d, const P& p) {
+        gorge::grid<T> g = d.map(2 + d.below(40), 2 + d.below(40), gorge::droplet_height_limit<T>());
+        gorge::droplet_options o;
+        o.seed = d.rng();
+        o.schedule = d.below(2) != 0 ? gorge::droplet_schedule::tiled : gorge::droplet_schedule::serial;
+        o.edge = d.below(2) != 0 ? gorge::droplet_edge::deposit : gorge::droplet_edge::outflow;
+        const gorge::droplet_stats st = gorge::erode_droplets(g, 200, p, o);
+        if (all_heights_finite(g) && std::isfinite(st.eroded) && std::isfinite(st.deposited) &&
+            std::isfinite(st.outflow))
+            return std::string();
+        return describe("droplets (cell_size, step_length, capacity_factor, gravity; eroded, deposited)",
+                        p.cell_size, p.step_length, p.capacity_factor, p.gravity, st.eroded, st.deposited);
+    };
+    return fuzz_simulation<T, P>(seed, draw, run);
+}
+
+template <class T>
+int fuzz_thermal_runs(std::uint32_t seed) {
+    using P = gorge::thermal_params<T>;
+    const auto draw = [](simulation_draws<T>& d) {
+        P q;
+        q.cell_size = d.w.draw(-6, 6, false);
+        q.talus_slope = d.w.draw(-10, 30, false);
+        q.rate = d.fraction();
+        q.passes = d.below(40);
+        return q;
+    };
+    const auto run = [](simulation_draws<T>& d, const P& p) {
+        gorge::grid<T> g = d.map(2 + d.below(60), 2 + d.below(60), gorge::thermal_height_limit<T>());
+        const gorge::thermal_stats st = gorge::erode_thermal(g.view(), p);
+        if (all_heights_finite(g) && std::isfinite(st.moved) && std::isfinite(st.max_excess)) return std::string();
+        return describe("thermal (cell_size, talus_slope, rate; moved, max_excess)", p.cell_size, p.talus_slope, p.rate,
+                        st.moved, st.max_excess);
+    };
+    return fuzz_simulation<T, P>(seed, draw, run);
+}
+
+template <class T>
+int fuzz_evolution_runs(std::uint32_t seed) {
+    using P = gorge::evolution_params<T>;
+    const auto draw = [](simulation_draws<T>& d) {
+        P q;
+        q.cell_size = d.w.draw(-6, 6, false);
+        q.time_step = d.w.draw(-6, 12, false);
+        q.erodibility = d.w.draw(-15, 5, false);
+        q.area_exponent = T(gorge::evolution_max_exponent * d.unit());
+        const double n = d.unit();
+        q.slope_exponent = n < 0.3 ? T(1) : n < 0.6 ? T(2) : T(gorge::evolution_max_exponent * d.unit());
+        q.diffusivity = d.w.draw(-15, 8, false);
+        q.uplift = d.w.draw(-15, 30, true);
+        return q;
+    };
+    const auto run = [](simulation_draws<T>& d, const P& p) {
+        gorge::grid<T> g = d.map(2 + d.below(30), 2 + d.below(30), gorge::evolution_height_limit<T>());
+        const int steps = 1 + d.below(15);
+        const gorge::evolution_stats st = gorge::evolve_landscape(g.view(), p, steps);
+        if (all_heights_finite(g) && std::isfinite(st.uplifted) && std::isfinite(st.eroded) &&
+            std::isfinite(st.diffused_out))
+            return std::string();
+        return describe("evolution (cell_size, time_step, erodibility, m, n, diffusivity, uplift, steps; heights "
+                        "finite, uplifted, eroded, diffused_out)",
+                        p.cell_size, p.time_step, p.erodibility, p.area_exponent, p.slope_exponent, p.diffusivity,
+                        p.uplift, steps, all_heights_finite(g), st.uplifted, st.eroded, st.diffused_out);
+    };
+    return fuzz_simulation<T, P>(seed, draw, run);
+}
+
+}  // namespace
+
+TEST_CASE("fuzz: droplet, thermal and landscape evolution runs are finite for valid parameters",
+          "[finite][fuzz][simulation]") {
+    CHECK(fuzz_droplet_runs<float>(fuzz_seed + 9) == 0);
+    CHECK(fuzz_droplet_runs<double>(fuzz_seed + 10) == 0);
+    CHECK(fuzz_thermal_runs<float>(fuzz_seed + 11) == 0);
+    CHECK(fuzz_thermal_runs<double>(fuzz_seed + 12) == 0);
+    CHECK(fuzz_evolution_runs<float>(fuzz_seed + 13) == 0);
+    CHECK(fuzz_evolution_runs<double>(fuzz_seed + 14) == 0);
 }

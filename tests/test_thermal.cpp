@@ -396,6 +396,27 @@ TEST_CASE("thermal: validation names the bad member", "[thermal][validation]") {
     expect_throw_naming(with([](auto& p) { p.cell_size = -1; }), "cell_size");
     expect_throw_naming(with([&](auto& p) { p.cell_size = nan; }), "cell_size");
     expect_throw_naming(with([&](auto& p) { p.cell_size = inf; }), "cell_size");
+    // Below thermal_min_cell_size a slope (height difference over cell_size) would overflow: the
+    // smallest positive float gave an infinite max_excess before it was rejected.
+    expect_throw_naming(with([](auto& p) { p.cell_size = std::numeric_limits<float>::denorm_min(); }), "cell_size");
+    expect_throw_naming(with([](auto& p) { p.cell_size = gorge::thermal_min_cell_size<float>() / 2; }), "cell_size");
+    {
+        thermal_params<float> p;
+        p.cell_size = gorge::thermal_min_cell_size<float>();
+        CHECK(p.first_invalid() == nullptr);
+    }
+    {
+        // At the smallest accepted cell size, the steepest accepted relief keeps a finite max_excess.
+        gorge::grid<float> steep(3, 3, 0.0f);
+        steep(1, 1) = gorge::thermal_height_limit<float>();
+        steep(0, 0) = -gorge::thermal_height_limit<float>();
+        thermal_params<float> p;
+        p.cell_size = gorge::thermal_min_cell_size<float>();
+        p.passes = 0;
+        const gorge::thermal_stats st = gorge::erode_thermal(steep, p);
+        CHECK(std::isfinite(st.max_excess));
+        CHECK(st.max_excess > 1e38);
+    }
     expect_throw_naming(with([](auto& p) { p.talus_slope = -0.1f; }), "talus_slope");
     expect_throw_naming(with([&](auto& p) { p.talus_slope = nan; }), "talus_slope");
     expect_throw_naming(with([](auto& p) {

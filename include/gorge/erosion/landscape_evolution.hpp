@@ -144,6 +144,21 @@ constexpr T evolution_height_limit() {
 /// Largest accepted area_exponent and slope_exponent.
 constexpr double evolution_max_exponent = 10.0;
 
+/// Accepted evolution_params::cell_size, in length units: [1e-12, 1e12]. With exponents up to
+/// evolution_max_exponent, cell_size^(2m) and distance^n then lie within double's normal range,
+/// so the stream power factors dt·K·cell_size^(2m) / distance^n are never 0 / 0, and drainage
+/// areas (cells × cell_size², in T) and volumes stay finite.
+constexpr double evolution_min_cell_size = 1e-12;
+constexpr double evolution_max_cell_size = 1e12;
+
+/// Largest accepted diffusion number D·dt / cell_size² (evolution_diffusion_number): the largest
+/// finite T over 16 · evolution_height_limit, so that the implicit diffusion solve's products of
+/// that number and a height stay finite.
+template <class T>
+constexpr T evolution_max_diffusion_number() {
+    return std::numeric_limits<T>::max() / (T(16) * evolution_height_limit<T>());
+}
+
 /// Largest accepted number of steps of one run.
 constexpr int evolution_max_steps = 1000000000;
 
@@ -166,7 +181,8 @@ struct evolution_edges {
 template <class T>
 struct evolution_params {
     static_assert(std::is_floating_point<T>::value, "evolution_params<T>: T must be float or double");
-    /// Horizontal size of one cell, in height units. Finite, > 0 (default 100: 100 m cells).
+    /// Horizontal size of one cell, in height units. In [evolution_min_cell_size,
+    /// evolution_max_cell_size], 1e-12..1e12 (default 100: 100 m cells).
     T cell_size = T(100);
     /// Length of one step (dt), in time units (e.g. years). Finite, > 0 (default 1e4). Any value
     /// is stable; smaller steps follow transients more closely.
@@ -179,7 +195,8 @@ struct evolution_params {
     T area_exponent = T(0.5);
     /// Slope exponent n. Finite, in (0, 10] (default 1; n = 1 has a closed-form step).
     T slope_exponent = T(1);
-    /// Hillslope diffusivity D, in length² / time. Finite, >= 0 (default 0: off).
+    /// Hillslope diffusivity D, in length² / time. Finite, >= 0, with D·dt / cell_size² at most
+    /// evolution_max_diffusion_number<T>() (default 0: off).
     T diffusivity = T(0);
     /// Uplift rate U where no uplift grid is set, in length / time; may be negative (subsidence).
     /// Finite, |uplift · time_step| <= evolution_height_limit (default 1e-3: 1 mm/yr).
@@ -197,12 +214,15 @@ struct evolution_params {
     invalid_parameter first_invalid() const {
         const T limit = evolution_height_limit<T>();
         const T max_exp = T(evolution_max_exponent);
-        if (!(std::isfinite(cell_size) && cell_size > T(0))) return "cell_size (must be finite and > 0)";
+        if (!(cell_size >= T(evolution_min_cell_size) && cell_size <= T(evolution_max_cell_size)))
+            return "cell_size (must be in [evolution_min_cell_size, evolution_max_cell_size]: 1e-12..1e12)";
         if (!(std::isfinite(time_step) && time_step > T(0))) return "time_step (must be finite and > 0)";
         if (!(std::isfinite(erodibility) && erodibility >= T(0))) return "erodibility (must be finite and >= 0)";
         if (!(area_exponent > T(0) && area_exponent <= max_exp)) return "area_exponent (must be in (0, 10])";
         if (!(slope_exponent > T(0) && slope_exponent <= max_exp)) return "slope_exponent (must be in (0, 10])";
         if (!(std::isfinite(diffusivity) && diffusivity >= T(0))) return "diffusivity (must be finite and >= 0)";
+        if (!(detail::evo_diffusion_number(diffusivity, time_step, cell_size) <= evolution_max_diffusion_number<T>()))
+            return "diffusivity (diffusivity * time_step / cell_size^2 must be <= evolution_max_diffusion_number)";
         if (!std::isfinite(uplift)) return "uplift (must be finite)";
         if (!(std::fabs(uplift) * time_step <= limit))
             return "uplift (|uplift * time_step| must be <= evolution_height_limit)";
@@ -689,7 +709,7 @@ private:
     /// Implicit diffusion along rows, then columns; returns the height (× cells) carried into
     /// base-level cells.
     double diffuse(unsigned threads) {
-        const T a = params_.diffusivity * params_.time_step / (params_.cell_size * params_.cell_size);
+        const T a = detail::evo_diffusion_number(params_.diffusivity, params_.time_step, params_.cell_size);
         const std::size_t lines = std::size_t(height_) + std::size_t(width_);
         line_out_.assign(lines, 0.0);
         // Rows.

@@ -90,6 +90,14 @@ constexpr T thermal_height_limit() {
     return std::is_same<T, float>::value ? T(1e18f) : T(1e150);
 }
 
+/// Smallest accepted thermal_params::cell_size: 4 · thermal_height_limit / the largest finite T,
+/// so that a slope (a height difference, at most 2 · thermal_height_limit, over cell_size or the
+/// diagonal run) stays finite, and with it thermal_stats::max_excess.
+template <class T>
+constexpr T thermal_min_cell_size() {
+    return T(4) * thermal_height_limit<T>() / std::numeric_limits<T>::max();
+}
+
 /// Largest accepted thermal_params::passes.
 constexpr int thermal_max_passes = 1000000000;
 
@@ -102,7 +110,8 @@ template <class T>
 struct thermal_params {
     static_assert(std::is_floating_point<T>::value, "thermal_params<T>: T must be float or double");
     /// Horizontal size of one cell, in height units (a 1024-cell map of 10 km with heights in
-    /// metres: 10000 / 1024). Finite, > 0 (default 1).
+    /// metres: 10000 / 1024). Finite, >= thermal_min_cell_size<T>() (1.2e-20 for float, 2.2e-158
+    /// for double; default 1).
     T cell_size = T(1);
     /// Talus slope: the steepest stable slope as rise over run, tan(talus angle); 0.7 ≈ 35°, the
     /// angle of repose of loose rock. Finite, >= 0 (default 0.7); 0 flattens the map completely.
@@ -122,6 +131,9 @@ struct thermal_params {
     invalid_parameter first_invalid() const {
         const T limit = thermal_height_limit<T>();
         if (!(std::isfinite(cell_size) && cell_size > T(0))) return "cell_size (must be finite and > 0)";
+        if (!(cell_size >= thermal_min_cell_size<T>()))
+            return "cell_size (must be >= thermal_min_cell_size: slopes, height differences over cell_size, must "
+                   "stay finite)";
         if (!(std::isfinite(talus_slope) && talus_slope >= T(0))) return "talus_slope (must be finite and >= 0)";
         if (!(talus_slope * cell_size <= limit))
             return "talus_slope (talus_slope * cell_size must be <= thermal_height_limit)";

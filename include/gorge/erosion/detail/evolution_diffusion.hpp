@@ -21,6 +21,13 @@
 namespace gorge {
 namespace detail {
 
+/// The diffusion number D·dt / cell_size² of one step, as the implicit solve takes it (in T);
+/// evolution_params::first_invalid bounds it by evolution_max_diffusion_number.
+template <class T>
+inline T evo_diffusion_number(T diffusivity, T time_step, T cell_size) {
+    return diffusivity * time_step / (cell_size * cell_size);
+}
+
 /// Scratch of one line solve.
 template <class T>
 struct evo_line_scratch {
