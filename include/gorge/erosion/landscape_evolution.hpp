@@ -80,10 +80,12 @@
 //
 // Limits: width × height < 2^32 - 1 cells (indices are 32-bit); at least one base-level cell
 // (an edge that is fixed, or a no-data cell) reachable from every data cell; heights finite with
-// |h| <= evolution_height_limit. Slope exponents other than 1 and 2 take Newton iterations with
-// std::pow (several times slower per cell). Diffusion splits into rows then columns: first order
-// in time; its steady state carries the splitting term above. A periodic axis takes the slower
-// gathered line solves.
+// |h| <= evolution_height_limit; cell_size in [evolution_min_cell_size, evolution_max_cell_size]
+// and a diffusion number D·dt / cell_size² of at most evolution_max_diffusion_number (outside
+// them the factors of a step can be 0 / 0 or overflow). Slope exponents other than 1 and 2 take
+// Newton iterations with std::pow (several times slower per cell). Diffusion splits into rows
+// then columns: first order in time; its steady state carries the splitting term above. A
+// periodic axis takes the slower gathered line solves.
 // The routing is D8, so rivers run along 8 directions and drainage areas carry D8's grid
 // artefacts; the erosion is detachment-limited (no sediment deposition, no transport capacity).
 //
