@@ -793,7 +793,7 @@ bool all_heights_finite(const gorge::grid<T>& g) {
     return std::all_of(g.data(), g.data() + g.size(), [](T v) { return std::isfinite(v); });
 }
 
-/// Draws parameters with `draw_set` until `valid` accepts them; fails the test after
+/// Draws parameters with `draw_set` until first_invalid() accepts them; fails the test after
 /// simulation_max_draws tries.
 template <class P, class Draw>
 P draw_valid(Draw&& draw_set) {

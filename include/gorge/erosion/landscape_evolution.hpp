@@ -153,7 +153,7 @@ constexpr double evolution_max_exponent = 10.0;
 constexpr double evolution_min_cell_size = 1e-12;
 constexpr double evolution_max_cell_size = 1e12;
 
-/// Largest accepted diffusion number D·dt / cell_size² (evolution_diffusion_number): the largest
+/// Largest accepted diffusion number D·dt / cell_size² (detail::evo_diffusion_number): the largest
 /// finite T over 16 · evolution_height_limit, so that the implicit diffusion solve's products of
 /// that number and a height stay finite.
 template <class T>
