@@ -26,6 +26,7 @@
 #include <gorge/noise/value_noise.hpp>
 
 #include "support/catch.hpp"
+#include "support/finite_grid.hpp"
 #include "support/thread_start_failure.hpp"
 
 // ---------------------------------------------------------------------------------------------
@@ -82,17 +83,13 @@ using gorge::droplet_options;
 using gorge::droplet_params;
 using gorge::droplet_schedule;
 using gorge::grid;
+using gorge_test::all_finite;
 
 template <class T>
 double total(const grid<T>& g) {
     double sum = 0;
     for (T h : g) sum += double(h);
     return sum;
-}
-
-template <class T>
-bool all_finite(const grid<T>& g) {
-    return std::all_of(g.begin(), g.end(), [](T h) { return std::isfinite(h); });
 }
 
 template <class T>

@@ -16,6 +16,7 @@
 
 #include "support/catch.hpp"
 #include "support/errors.hpp"
+#include "support/finite_grid.hpp"
 
 namespace {
 
@@ -520,7 +521,7 @@ TEST_CASE("evolution: parameter validation names the parameter") {
         for (std::ptrdiff_t y = 0; y < 8; ++y)
             for (std::ptrdiff_t x = 0; x < 8; ++x) bumpy(x, y) = (x * 7 + y * 3) % 5 == 0 ? 1e150 : -1e150;
         const gorge::evolution_stats st = evolve_landscape(bumpy.view(), p, 3);
-        CHECK(std::all_of(bumpy.data(), bumpy.data() + bumpy.size(), [](double v) { return std::isfinite(v); }));
+        CHECK(gorge_test::all_finite(bumpy));
         CHECK(std::isfinite(st.diffused_out));
     }
     for (const double bad : {-1e-9, nan, inf}) {

@@ -29,6 +29,7 @@
 
 #include "support/catch.hpp"
 #include "support/errors.hpp"
+#include "support/finite_grid.hpp"
 
 #include <gorge/erosion/droplet.hpp>
 #include <gorge/erosion/landscape_evolution.hpp>
@@ -788,11 +789,6 @@ struct simulation_draws {
     }
 };
 
-template <class T>
-bool all_heights_finite(const gorge::grid<T>& g) {
-    return std::all_of(g.data(), g.data() + g.size(), [](T v) { return std::isfinite(v); });
-}
-
 /// Draws parameters with `draw_set` until first_invalid() accepts them; fails the test after
 /// simulation_max_draws tries.
 template <class P, class Draw>
@@ -829,8 +825,7 @@ template <class... V>
 std::string describe(const char* what, const V&... values) {
     std::ostringstream out;
     out << what << ':';
-    const int expand[] = {0, ((out << ' ' << values), 0)...};
-    (void)expand;
+    ((out << ' ' << values), ...);
     return out.str();
 }
 
@@ -861,7 +856,7 @@ int fuzz_droplet_runs(std::uint32_t seed) {
         o.schedule = d.below(2) != 0 ? gorge::droplet_schedule::tiled : gorge::droplet_schedule::serial;
         o.edge = d.below(2) != 0 ? gorge::droplet_edge::deposit : gorge::droplet_edge::outflow;
         const gorge::droplet_stats st = gorge::erode_droplets(g, 200, p, o);
-        if (all_heights_finite(g) && std::isfinite(st.eroded) && std::isfinite(st.deposited) &&
+        if (gorge_test::all_finite(g) && std::isfinite(st.eroded) && std::isfinite(st.deposited) &&
             std::isfinite(st.outflow))
             return std::string();
         return describe("droplets (cell_size, step_length, capacity_factor, gravity; eroded, deposited)",
@@ -884,7 +879,7 @@ int fuzz_thermal_runs(std::uint32_t seed) {
     const auto run = [](simulation_draws<T>& d, const P& p) {
         gorge::grid<T> g = d.map(2 + d.below(60), 2 + d.below(60), gorge::thermal_height_limit<T>());
         const gorge::thermal_stats st = gorge::erode_thermal(g.view(), p);
-        if (all_heights_finite(g) && std::isfinite(st.moved) && std::isfinite(st.max_excess)) return std::string();
+        if (gorge_test::all_finite(g) && std::isfinite(st.moved) && std::isfinite(st.max_excess)) return std::string();
         return describe("thermal (cell_size, talus_slope, rate; moved, max_excess)", p.cell_size, p.talus_slope, p.rate,
                         st.moved, st.max_excess);
     };
@@ -910,13 +905,13 @@ int fuzz_evolution_runs(std::uint32_t seed) {
         gorge::grid<T> g = d.map(2 + d.below(30), 2 + d.below(30), gorge::evolution_height_limit<T>());
         const int steps = 1 + d.below(15);
         const gorge::evolution_stats st = gorge::evolve_landscape(g.view(), p, steps);
-        if (all_heights_finite(g) && std::isfinite(st.uplifted) && std::isfinite(st.eroded) &&
+        if (gorge_test::all_finite(g) && std::isfinite(st.uplifted) && std::isfinite(st.eroded) &&
             std::isfinite(st.diffused_out))
             return std::string();
         return describe("evolution (cell_size, time_step, erodibility, m, n, diffusivity, uplift, steps; heights "
                         "finite, uplifted, eroded, diffused_out)",
                         p.cell_size, p.time_step, p.erodibility, p.area_exponent, p.slope_exponent, p.diffusivity,
-                        p.uplift, steps, all_heights_finite(g), st.uplifted, st.eroded, st.diffused_out);
+                        p.uplift, steps, gorge_test::all_finite(g), st.uplifted, st.eroded, st.diffused_out);
     };
     return fuzz_simulation<T, P>(seed, draw, run);
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "support/catch.hpp"
+#include "support/finite_grid.hpp"
 #include "support/thread_counts.hpp"
 #include "support/thread_start_failure.hpp"
 
@@ -890,7 +891,7 @@ TEST_CASE("threads: tiled droplets on 16 threads cancel early, pass exceptions o
             message = e.what();
         }
         CHECK(message == "callback failed");
-        CHECK(std::all_of(g.begin(), g.end(), [](float h) { return std::isfinite(h); }));
+        CHECK(gorge_test::all_finite(g));
     }
     if (threads_before > 0) CHECK(live_threads_settling_at(threads_before) == threads_before);
 }
