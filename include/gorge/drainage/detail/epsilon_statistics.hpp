@@ -57,10 +57,46 @@
 #include <vector>
 
 #include "../../detail/parallel.hpp"
-#include "../depression_fill.hpp"
+#include "../../detail/thread_count.hpp"
+#include "../../grid/grid.hpp"
+#include "../d8.hpp"
+#include "../fill_options.hpp"
+#include "cell_fifo.hpp"
+#include "height_bits.hpp"
+#include "padded_heights.hpp"
+#include "radix_heap.hpp"
 
 namespace gorge {
 namespace detail {
+
+/// fill_stats' epsilon statistics, the rules in one place (epsilon_statistics below applies
+/// them), for a data cell of input height z, epsilon surface value e and plain fill value f.
+/// Whether the cell counts in fill_stats::overtaken_cells, given the lowest plain fill value of its
+/// data neighbours (+infinity when it has none).
+template <class T>
+bool is_overtaken(T z, T e, T lowest_neighbour_f) {
+    return e > z && lowest_neighbour_f < z;
+}
+/// Takes the cell's E - F into fill_stats::max_gradient_rise.
+template <class T>
+void add_gradient_rise(T e, T f, fill_stats<T>& stats) {
+    const T rise = e - f;
+    if (rise > stats.max_gradient_rise) stats.max_gradient_rise = rise;
+}
+
+/// fill_stats' epsilon statistics of a filled map (epsilon_statistics below), on bands of at
+/// least this many rows per thread (a band's walks that leave it are finished later on one
+/// thread, so bands are not cut thin)
+constexpr std::uint64_t epsilon_statistics_min_rows = 64;
+/// and of at least this many cells: each of the statistics' three threaded steps starts its
+/// threads, which costs tens of microseconds; 65,536 cells take some 100-200 µs a step. (A
+/// 128 x 128 map took 352 µs on one thread and 590 µs on two when bands were only 64 rows.)
+constexpr std::uint64_t epsilon_statistics_min_band_cells = std::uint64_t(1) << 16;
+/// Rows per band of the statistics for a map `width` cells wide.
+inline std::uint64_t epsilon_statistics_band_rows(std::ptrdiff_t width) {
+    const auto w = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(width, 1));
+    return std::max(epsilon_statistics_min_rows, (epsilon_statistics_min_band_cells + w - 1) / w);
+}
 
 /// Step 1 on one row of n cells: each raised cell's (E > Z) drain neighbour, its neighbour of
 /// least E (the first in D8 order on a tie), into `drain` (`sink` on a cell that is not raised
@@ -154,8 +190,9 @@ std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff
 /// tests).
 template <class T>
 std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T> heights, unsigned workers,
-                               fill_stats<T>& stats, std::uint64_t band_rows,
-                               std::vector<T, uninitialized_block_allocator<T>> storage, bool upper_given) {
+                               fill_stats<T>& stats, std::uint64_t band_rows = epsilon_statistics_min_rows,
+                               std::vector<T, uninitialized_block_allocator<T>> storage = {},
+                               bool upper_given = false) {
     using key = decltype(ordered_bits(T()));
     const std::uint64_t rows = static_cast<std::uint64_t>(work.height);
     const call_thread_pool threads_for_call(chunk_workers(rows, workers, band_rows));  // once for the three sweeps
