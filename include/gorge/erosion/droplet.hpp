@@ -107,7 +107,10 @@
 // count); no NaN or infinity for finite heights within ±droplet_height_limit<T>() (checked, as
 // are the parameters; both throw std::invalid_argument naming the culprit): speed and capacity
 // are clamped, a vanishing direction ends the droplet. Not guaranteed: the same bits across
-// compilers or CPUs (floating-point contraction may differ).
+// compilers or CPUs (floating-point contraction may differ); and that the eroded map stays within
+// ±droplet_height_limit<T>(): deposits are not capped, so on relief near the limit with extreme
+// capacities (seen with capacity_factor 2.6e8, and with min_capacity 7.8e8) a droplet can leave a
+// cell beyond it, finite. A later eroder on such a map throws, naming the cell.
 //
 // Where the parts live: the public types (droplet_params, droplet_options, droplet_stats, ...)
 // in gorge/erosion/droplet_params.hpp; in gorge/erosion/detail/, the brush tables
