@@ -64,6 +64,20 @@ gorge::grid<T> random_terrain(std::ptrdiff_t w, std::ptrdiff_t h, std::uint32_t 
     return g;
 }
 
+/// Calls check(map, options) for three random_terrain maps of w x h cells from `seed`: float
+/// heights; float with 8 % no-data cells of -9999; double with 3 % NaN no-data cells.
+template <class Check>
+void for_terrain_with_and_without_holes(std::ptrdiff_t w, std::ptrdiff_t h, std::uint32_t seed, Check&& check) {
+    check(random_terrain<float>(w, h, seed), gorge::fill_options<float>());
+    gorge::fill_options<float> holes;
+    holes.no_data = -9999.0f;
+    check(random_terrain<float>(w, h, seed, 0.08), holes);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    gorge::fill_options<double> nan_holes;
+    nan_holes.no_data = nan;
+    check(random_terrain<double>(w, h, seed, 0.03, nan), nan_holes);
+}
+
 template <class T>
 bool is_no_data(T v, const std::optional<T>& nd) {
     return nd && (std::isnan(*nd) ? std::isnan(v) : v == *nd);
@@ -1884,16 +1898,9 @@ TEST_CASE("the tiled plain fill equals the whole-map flood bit for bit", "[drain
     std::uint32_t seed = 900;
     for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{2, 2}, {5, 70}, {63, 20}, {130, 97}, {257, 130}}) {
         for (const std::ptrdiff_t side : {4, 5, 7, 16, 33, 64, 300}) {
-            ++seed;
-            check_tiled_fill(random_terrain<float>(size.first, size.second, seed), side);
-            gorge::fill_options<float> holes;
-            holes.no_data = -9999.0f;
-            check_tiled_fill(random_terrain<float>(size.first, size.second, seed, 0.08), side, holes);
-            gorge::fill_options<double> nan_holes;
-            nan_holes.no_data = std::numeric_limits<double>::quiet_NaN();
-            check_tiled_fill(random_terrain<double>(size.first, size.second, seed, 0.03,
-                                                    std::numeric_limits<double>::quiet_NaN()),
-                             side, nan_holes);
+            for_terrain_with_and_without_holes(size.first, size.second, ++seed, [side](const auto& map, const auto& options) {
+                check_tiled_fill(map, side, options);
+            });
         }
     }
     // One depression across many tiles (a bowl with a single notch in its rim, far from most
@@ -2179,16 +2186,9 @@ TEST_CASE("the tiled epsilon fill equals the one flood bit for bit, statistics i
     std::uint32_t seed = 1300;
     for (auto size : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{2, 2}, {5, 40}, {63, 20}, {97, 80}}) {
         for (const std::ptrdiff_t side : {2, 3, 7, 16, 100}) {
-            ++seed;
-            check_tiled_epsilon_fill(random_terrain<float>(size.first, size.second, seed), side);
-            gorge::fill_options<float> holes;
-            holes.no_data = -9999.0f;
-            check_tiled_epsilon_fill(random_terrain<float>(size.first, size.second, seed, 0.08), side, holes);
-            gorge::fill_options<double> nan_holes;
-            nan_holes.no_data = std::numeric_limits<double>::quiet_NaN();
-            check_tiled_epsilon_fill(random_terrain<double>(size.first, size.second, seed, 0.03,
-                                                            std::numeric_limits<double>::quiet_NaN()),
-                                     side, nan_holes);
+            for_terrain_with_and_without_holes(size.first, size.second, ++seed, [side](const auto& map, const auto& options) {
+                check_tiled_epsilon_fill(map, side, options);
+            });
         }
     }
     std::mt19937 rng(1301);
