@@ -16,13 +16,24 @@
 // stops the benchmark with an error.
 // Run with --benchmark_enable_random_interleaving=true --benchmark_repetitions=N so that the
 // contenders alternate over time (this machine's speed drifts), and compare medians.
+// Paired, for machines whose speed changes within a run (a shared host's phases):
+//   paired_plain/M/N                gorge_fill and richdem_wei2018 called in turn
+//   paired_epsilon/M/N              gorge_fill_epsilon, gorge_fill_epsilon_without_statistics and
+//                                   richdem_barnes2014_epsilon called in turn
+// Each iteration fills one fresh copy with each contender, timed apart (process CPU time), and the
+// counters give the median over the iterations of RichDEM's time over gorge's (a phase that
+// lasts longer than one iteration slows both alike) and each contender's median in ms.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -148,10 +159,91 @@ void fill_sizes(benchmark::internal::Benchmark* b) {
     b->Unit(benchmark::kMillisecond);  // CPU time: the figures hold on a shared machine too
 }
 
+/// CPU seconds that fill(work) takes on `work` freshly copied from `original`.
+template <class Work, class Fill>
+double timed_fill(const gorge::grid<float>& original, Work& work, Fill&& fill) {
+    std::memcpy(work.data(), original.data(), original.size() * sizeof(float));
+    const std::clock_t start = std::clock();
+    fill(work);
+    benchmark::DoNotOptimize(work.data());
+    benchmark::ClobberMemory();
+    return double(std::clock() - start) / double(CLOCKS_PER_SEC);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Runs the gorge fills and then the RichDEM fill once per iteration (see the header comment).
+/// Counters: peer + "_over_" + names[i], the median of RichDEM's time over gorge fill i's; names[i]
+/// + "_ms" and peer + "_ms", the median times.
+template <std::size_t N, class RichdemFill>
+void run_paired(benchmark::State& state, const char* const (&names)[N],
+                const std::function<void(gorge::grid<float>&)> (&gorge_fills)[N], const char* peer,
+                RichdemFill&& richdem_fill) {
+    const std::string& failure = check_once(state.range(0), state.range(1));
+    if (!failure.empty()) {
+        state.SkipWithError(failure.c_str());
+        return;
+    }
+    const gorge::grid<float>& original = fill_map(state.range(0), state.range(1));
+    gorge::grid<float> g = original;
+    richdem::Array2D<float> r = richdem_copy(original);
+    std::vector<double> gorge_seconds[N], richdem_seconds, ratios[N];
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < N; ++i) gorge_seconds[i].push_back(timed_fill(original, g, gorge_fills[i]));
+        richdem_seconds.push_back(timed_fill(original, r, richdem_fill));
+        for (std::size_t i = 0; i < N; ++i) ratios[i].push_back(richdem_seconds.back() / gorge_seconds[i].back());
+    }
+    constexpr double ms = 1e3;
+    for (std::size_t i = 0; i < N; ++i) {
+        state.counters[std::string(peer) + "_over_" + names[i]] = median(ratios[i]);
+        state.counters[std::string(names[i]) + "_ms"] = ms * median(gorge_seconds[i]);
+    }
+    state.counters[std::string(peer) + "_ms"] = ms * median(richdem_seconds);
+}
+
+void paired_plain(benchmark::State& state) {
+    const char* const names[] = {"gorge"};
+    const std::function<void(gorge::grid<float>&)> fills[] = {[](gorge::grid<float>& g) { gorge::fill_depressions(g); }};
+    run_paired(state, names, fills, "wei2018", [](richdem::Array2D<float>& a) { richdem::PriorityFlood_Wei2018(a); });
+}
+void paired_epsilon(benchmark::State& state) {
+    const char* const names[] = {"gorge", "gorge_without_statistics"};
+    gorge::fill_options<float> without;
+    without.epsilon_statistics = false;
+    const std::function<void(gorge::grid<float>&)> fills[] = {
+        [](gorge::grid<float>& g) { gorge::fill_depressions_epsilon(g); },
+        [&](gorge::grid<float>& g) { gorge::fill_depressions_epsilon(g, without); }};
+    run_paired(state, names, fills, "barnes2014", [](richdem::Array2D<float>& a) {
+        richdem::PriorityFloodEpsilon_Barnes2014<richdem::Topology::D8>(a);
+    });
+}
+
+/// Pairs at each size: enough for a median at 1024^2 (a few seconds), fewer on the larger maps.
+constexpr std::int64_t paired_iterations_1024 = 21, paired_iterations_large = 5;
+void paired_1024(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"map", "side"});
+    for (std::int64_t kind : {0, 1}) b->Args({kind, 1024});
+    b->Iterations(paired_iterations_1024)->Unit(benchmark::kMillisecond);
+}
+void paired_large(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"map", "side"});
+    for (std::int64_t kind : {0, 1})
+        for (std::int64_t side : {4096, 8192}) b->Args({kind, side});
+    b->Iterations(paired_iterations_large)->Unit(benchmark::kMillisecond);
+}
+
 BENCHMARK(gorge_fill)->Apply(fill_sizes);
 BENCHMARK(richdem_wei2018)->Apply(fill_sizes);
 BENCHMARK(gorge_fill_epsilon)->Apply(fill_sizes);
 BENCHMARK(gorge_fill_epsilon_without_statistics)->Apply(fill_sizes);
 BENCHMARK(richdem_barnes2014_epsilon)->Apply(fill_sizes);
+BENCHMARK(paired_plain)->Apply(paired_1024);
+BENCHMARK(paired_plain)->Apply(paired_large);
+BENCHMARK(paired_epsilon)->Apply(paired_1024);
+BENCHMARK(paired_epsilon)->Apply(paired_large);
 
 }  // namespace
