@@ -122,12 +122,12 @@
 //     thread; a cancelled fill leaves the grid unchanged (the work happens on a copy) and says so
 //     in fill_stats::cancelled. Unset, it costs one counter decrement per cell.
 //
-// Where the parts are: this header holds the three fills and the dispatch to tiles; fill_options.hpp
-// their options and report. In detail/: height_bits.hpp (ulp steps, ordered keys), radix_heap.hpp
-// (the priority queue), bit_set.hpp, d8_window.hpp (a 3 x 3 window as bits) and cell_fifo.hpp;
-// padded_heights.hpp (the working copy); priority_flood.hpp (progress, traces, lakes raised a row
-// span at a time, the plain flood); epsilon_flood.hpp (the epsilon flood, the per-tile solver);
-// epsilon_statistics.hpp; planchon_darboux.hpp; tiled_fill.hpp and tiled_epsilon_fill.hpp.
+// Where the parts are: this header holds the three fills and the dispatch to tiles;
+// fill_options.hpp their options and report. In detail/: height_bits.hpp (ulp steps, ordered keys),
+// radix_heap.hpp (the priority queue), bit_set.hpp, d8_window.hpp (a 3 x 3 window as bits) and
+// cell_fifo.hpp; padded_heights.hpp (the working copy); priority_flood.hpp (progress, traces, lakes
+// raised a row span at a time, the plain flood); epsilon_flood.hpp (the epsilon flood, the per-tile
+// solver); epsilon_statistics.hpp; planchon_darboux.hpp; tiled_fill.hpp and tiled_epsilon_fill.hpp.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once

@@ -160,8 +160,13 @@ std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff
         const std::int32_t again = raised & (static_cast<std::int32_t>(v < u[x]) | static_cast<std::int32_t>(m < zi));
         flag[x] = again;
         rare |= again;
+        // E - U where raised, else +0: r > 0 exactly where E > U (the difference of two finite
+        // values is 0 only when they are equal), and r is NaN or <= 0 elsewhere. A select on r,
+        // computed for every cell, lets GCC vectorize the loop without AVX-512's masks; a select
+        // on `raised` left the subtraction in a branch (a trapping operation it will not
+        // speculate), and the loop scalar.
         const T r = e[x] - u[x];
-        rise[x] = raised != 0 ? r : T(0);
+        rise[x] = r > T(0) ? r : T(0);
     }
     // The largest rise, as the largest bit pattern: rises are finite and >= +0, and such values
     // order like their bits; an integer maximum is vectorized where a float one (NaN rules) is not.
