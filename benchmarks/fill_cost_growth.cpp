@@ -37,9 +37,12 @@
 
 #include <gorge/drainage/depression_fill.hpp>
 
+#include "median.hpp"
 #include "peers/drainage_maps.hpp"
 
 namespace {
+
+using gorge_bench::median;
 
 enum class fill_kind { epsilon_statistics, epsilon, plain };
 
@@ -67,11 +70,6 @@ double fill_cost(const gorge::grid<float>& input, fill_kind kind, long* faults =
     const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
     if (faults != nullptr) *faults = faults_before < 0 ? -1 : minor_faults() - faults_before;
     return took.count() / (static_cast<double>(input.width()) * static_cast<double>(input.height()));
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 int usage() {

@@ -74,19 +74,17 @@
 
 #include "droplet_workload.hpp"
 #include "filter_workloads.hpp"
+#include "median.hpp"
 #include "peers/drainage_maps.hpp"
 
 namespace {
+
+using gorge_bench::median;
 
 using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point start) {
     return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 /// Runs body(t) for t in [0, n) on n new threads, each first running prepare(t) (pinning itself,

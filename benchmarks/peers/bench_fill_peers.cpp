@@ -23,7 +23,6 @@
 // Each iteration fills one fresh copy with each contender, timed apart (process CPU time), and the
 // counters give the median over the iterations of RichDEM's time over gorge's (a phase that
 // lasts longer than one iteration slows both alike) and each contender's median in ms.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -42,9 +41,12 @@
 
 #include <gorge/drainage/depression_fill.hpp>
 
+#include "../median.hpp"
 #include "drainage_maps.hpp"
 
 namespace {
+
+using gorge_bench::median;
 
 const gorge::grid<float>& fill_map(std::int64_t kind, std::int64_t side) {
     return kind == 0 ? gorge_bench::pitted_map(side) : gorge_bench::smooth_map(side);
@@ -168,12 +170,6 @@ double timed_fill(const gorge::grid<float>& original, Work& work, Fill&& fill) {
     benchmark::DoNotOptimize(work.data());
     benchmark::ClobberMemory();
     return double(std::clock() - start) / double(CLOCKS_PER_SEC);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /// Runs the gorge fills and then the RichDEM fill once per iteration (see the header comment).
