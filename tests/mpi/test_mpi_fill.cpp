@@ -451,6 +451,38 @@ void check_fails_on_tile_6(Job&& job, const std::string& out_dir, int owner, con
     CHECK(snapshot(out_dir) == before);  // the output directory as it was
 }
 
+/// The setup of the tile-file failure tests: a 30 x 22 map of `kind` (no-data -9999) in 4 x 3
+/// tiles of 8 x 8, written to a shared input directory, an output directory with older files in
+/// it (write_tiles_and_old_outputs), options with that no-data value, and tile 6 = (2, 1), the
+/// one the tests break: its input path and the rank that owns it.
+struct tile_file_job {
+    static constexpr float no_data = -9999.0f;
+    static constexpr int bad_tile = 6;
+    const gm::tile_layout layout{30, 22, 8, 8};
+    const grid<float> map;
+    shared_dir in_dir, out_dir;
+    gm::tiled_fill_options<float> options;
+    const std::string bad_path;
+    const int owner;
+    tile_file_job(terrain kind, std::uint64_t seed)
+        : map(make_map<float>(kind, layout.map_width, layout.map_height, seed, no_data)),
+          bad_path(gm::raw_tile_path(in_dir.path, 2, 1)), owner(gm::tile_owner(bad_tile, world_size())) {
+        REQUIRE(!in_dir.path.empty());
+        REQUIRE(!out_dir.path.empty());
+        write_tiles_and_old_outputs(map, layout, in_dir.path, out_dir.path);
+        options.no_data = no_data;
+    }
+    /// fill(single) on a copy of the map, with single-machine options of that no-data value.
+    template <class Fill>
+    grid<float> filled(Fill&& fill) const {
+        grid<float> out = map;
+        gorge::fill_options<float> single;
+        single.no_data = no_data;
+        fill(out, single);
+        return out;
+    }
+};
+
 /// Cells of the output tiles in out_dir that differ from `expected`, over all ranks (each rank
 /// reads the tiles it owns).
 long long output_mismatches(const gm::tile_layout& layout, const std::string& out_dir, const grid<float>& expected) {
@@ -500,23 +532,14 @@ TEST_CASE("raw tile files: round trip and corrupt files", "[mpi]") {
 }
 
 TEST_CASE("tile files: outputs appear only when the whole job succeeds", "[mpi]") {
-    const std::ptrdiff_t w = 30, h = 22, tw = 8, th = 8;  // 4 x 3 tiles
-    const float no_data = -9999.0f;
-    const grid<float> map = make_map<float>(terrain::smooth_pits, w, h, 11, no_data);
-    grid<float> expected = map;
-    gorge::fill_options<float> single;
-    single.no_data = no_data;
-    gorge::fill_depressions(expected, single);
-    const gm::tile_layout layout{w, h, tw, th};
-    shared_dir in_dir, out_dir;
-    REQUIRE(!in_dir.path.empty());
-    REQUIRE(!out_dir.path.empty());
-    write_tiles_and_old_outputs(map, layout, in_dir.path, out_dir.path);
-    gm::tiled_fill_options<float> options;
-    options.no_data = no_data;
-    const int bad_tile = 6;  // (2, 1)
-    const std::string bad_path = gm::raw_tile_path(in_dir.path, 2, 1);
-    const int owner = gm::tile_owner(bad_tile, world_size());
+    tile_file_job job(terrain::smooth_pits, 11);
+    const grid<float> expected =
+        job.filled([](grid<float>& g, const gorge::fill_options<float>& o) { gorge::fill_depressions(g, o); });
+    const gm::tile_layout& layout = job.layout;
+    const shared_dir &in_dir = job.in_dir, &out_dir = job.out_dir;
+    gm::tiled_fill_options<float>& options = job.options;
+    const std::string& bad_path = job.bad_path;
+    const int owner = job.owner;
 
     auto run_failing = [&](const std::string& expect_in_message, const std::string& named_path) {
         check_fails_on_tile_6(
@@ -996,23 +1019,16 @@ TEST_CASE("tiled epsilon fill: progress events, failures and memory cap as the p
 }
 
 TEST_CASE("epsilon tile files: outputs appear only when the whole job succeeds", "[mpi][epsilon]") {
-    const std::ptrdiff_t w = 30, h = 22, tw = 8, th = 8;  // 4 x 3 tiles
-    const float no_data = -9999.0f;
-    const grid<float> map = make_map<float>(terrain::holes_and_flats, w, h, 12, no_data);
-    grid<float> expected = map;
-    gorge::fill_options<float> single;
-    single.no_data = no_data;
-    REQUIRE(gorge::fill_depressions_epsilon(expected, single).raised_cells > 0);
-    const gm::tile_layout layout{w, h, tw, th};
-    shared_dir in_dir, out_dir;
-    REQUIRE(!in_dir.path.empty());
-    REQUIRE(!out_dir.path.empty());
-    write_tiles_and_old_outputs(map, layout, in_dir.path, out_dir.path);
-    gm::tiled_fill_options<float> options;
-    options.no_data = no_data;
-    const int bad_tile = 6;  // (2, 1)
-    const std::string bad_path = gm::raw_tile_path(in_dir.path, 2, 1);
-    const int owner = gm::tile_owner(bad_tile, world_size());
+    tile_file_job job(terrain::holes_and_flats, 12);
+    const grid<float> expected = job.filled([](grid<float>& g, const gorge::fill_options<float>& o) {
+        REQUIRE(gorge::fill_depressions_epsilon(g, o).raised_cells > 0);
+    });
+    const gm::tile_layout& layout = job.layout;
+    const shared_dir &in_dir = job.in_dir, &out_dir = job.out_dir;
+    gm::tiled_fill_options<float>& options = job.options;
+    const std::string& bad_path = job.bad_path;
+    const int owner = job.owner;
+    const int bad_tile = tile_file_job::bad_tile;
     auto run_failing = [&](const std::string& expect_in_message) {
         check_fails_on_tile_6(
             [&] { gm::fill_depressions_epsilon_tile_files(MPI_COMM_WORLD, layout, in_dir.path, out_dir.path, options); },
