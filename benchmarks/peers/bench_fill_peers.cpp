@@ -102,16 +102,24 @@ const std::string& check_once(std::int64_t kind, std::int64_t side) {
     return done.emplace(key, failure).first->second;
 }
 
+/// The benchmark's map (ranges 0 and 1: kind and side), or null when check_once failed on it,
+/// after telling the state so.
+const gorge::grid<float>* checked_map(benchmark::State& state) {
+    const std::string& failure = check_once(state.range(0), state.range(1));
+    if (!failure.empty()) {
+        state.SkipWithError(failure.c_str());
+        return nullptr;
+    }
+    return &fill_map(state.range(0), state.range(1));
+}
+
 /// Times fill(work) on copies of the map, work being the library's own array (made by `copy` from
 /// the map once; refilled from the map before each iteration, outside the clock).
 template <class Copy, class Fill>
 void run_fill(benchmark::State& state, Copy&& copy, Fill&& fill) {
-    const std::string& failure = check_once(state.range(0), state.range(1));
-    if (!failure.empty()) {
-        state.SkipWithError(failure.c_str());
-        return;
-    }
-    const gorge::grid<float>& original = fill_map(state.range(0), state.range(1));
+    const gorge::grid<float>* const checked = checked_map(state);
+    if (checked == nullptr) return;
+    const gorge::grid<float>& original = *checked;
     auto work = copy(original);
     for (auto _ : state) {
         state.PauseTiming();
@@ -179,12 +187,9 @@ template <std::size_t N, class RichdemFill>
 void run_paired(benchmark::State& state, const char* const (&names)[N],
                 const std::function<void(gorge::grid<float>&)> (&gorge_fills)[N], const char* peer,
                 RichdemFill&& richdem_fill) {
-    const std::string& failure = check_once(state.range(0), state.range(1));
-    if (!failure.empty()) {
-        state.SkipWithError(failure.c_str());
-        return;
-    }
-    const gorge::grid<float>& original = fill_map(state.range(0), state.range(1));
+    const gorge::grid<float>* const checked = checked_map(state);
+    if (checked == nullptr) return;
+    const gorge::grid<float>& original = *checked;
     gorge::grid<float> g = original;
     richdem::Array2D<float> r = richdem_copy(original);
     std::vector<double> gorge_seconds[N], richdem_seconds, ratios[N];
