@@ -79,9 +79,7 @@ struct padded_heights {
         : width(w), height(h), pitch(padded_side(w, who)), z(std::move(storage)) {
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(h, who), who);
         z.resize(cells);
-        std::fill_n(z.data(), pitch, ring_value);
-        std::fill_n(z.data() + cells - static_cast<std::size_t>(pitch), pitch, ring_value);
-        for (std::ptrdiff_t y = 0; y < height; ++y) z[index(-1, y)] = z[index(width, y)] = ring_value;
+        fill_ring(ring_value);
         closed.assign(cells, true);
         for (std::ptrdiff_t y = 0; y < height; ++y) closed.reset_range(index(0, y), index(0, y) + static_cast<std::size_t>(width));
         data_cells = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
@@ -97,7 +95,10 @@ struct padded_heights {
         height = src.height();
         pitch = padded_side(src.width(), who);
         const std::size_t cells = checked_grid_elements<T>(pitch, padded_side(height, who), who);
-        z.assign(cells, T(0));
+        // Each of the map's cells is written below: only the ring is set here (zeroing the whole
+        // block first wrote every cell twice).
+        z.resize(cells);
+        fill_ring(T(0));
         closed.assign(cells, true);
         has_no_data = no_data.has_value();
         data_cells = 0;
@@ -135,6 +136,13 @@ struct padded_heights {
         }
     }
 
+    /// Sets z on the ring of cells around the map (z must hold the padded map).
+    void fill_ring(T value) {
+        const std::size_t cells = z.size();
+        std::fill_n(z.data(), pitch, value);
+        std::fill_n(z.data() + cells - static_cast<std::size_t>(pitch), pitch, value);
+        for (std::ptrdiff_t y = 0; y < height; ++y) z[index(-1, y)] = z[index(width, y)] = value;
+    }
     /// n + 2 (the map plus the ring on both sides), or std::invalid_argument if that overflows.
     static std::ptrdiff_t padded_side(std::ptrdiff_t n, const char* who) {
         constexpr std::ptrdiff_t ring = 2;
