@@ -30,8 +30,10 @@
 // the larger of its Z and the U of the cell it was raised from. That cell's E is one step below,
 // so this is the highest input height on another path down E to an unraised cell: again U >= F,
 // and steps 3 and 4 end at the same F. (A tile's flood cannot: a cell raised from the ring has
-// its path in another tile.) On the 1024^2 drainage map the statistics then cost 2 ms instead of
-// 4.5 ms on an Intel Xeon core.
+// its path in another tile.) On the 1024^2 drainage map this took about 2 ms off the statistics'
+// 4.5 ms on the Intel VM where it was first measured; on the Xeon of another host they cost
+// 6-8 ms of a 43-64 ms fill, most of it the flood's reads and writes of U (benchmarks/README.md,
+// "The fills next to RichDEM called in turn").
 //
 // Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
 // leaves its band is marked and finished on one thread afterwards; the search runs on one
