@@ -135,26 +135,30 @@ void drain_epsilon_row(const T* const* e_around, const T* const* z_around, const
     }
 }
 
-/// Step 3's first look at one row of n cells (e, u: its first cell in the padded map, whose rows
-/// are `pitch` apart; z: its input heights): each cell's least neighbour U into `least`, its rise
-/// E - U (0 when not raised) into `rise`, and the row's largest rise into `highest` (when larger).
-/// `flag` is 1 at a raised cell that is too high, or has a neighbour whose U is below its Z
-/// (is_overtaken's rule, with U for F), else 0; such cells are read again. Non-zero when the row
-/// has one.
+/// Step 3's first look at one row of n cells (e, u: E and U of its first cell in the padded map;
+/// z: its input heights; u_around[j]: U of the first cell's neighbour j, in the row-major order of
+/// the window around it: above left, above, above right, left, right, below left, below, below
+/// right): each cell's least neighbour U into `least`, its rise E - U (0 when not raised) into
+/// `rise`, and the row's largest rise into `highest` (when larger). `flag` is 1 at a raised cell
+/// that is too high, or has a neighbour whose U is below its Z (is_overtaken's rule, with U for
+/// F), else 0; such cells are read again. Non-zero when the row has one.
 /// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized;
-/// the outputs are restrict-qualified, as the alias checks of nine inputs against three outputs
-/// are more than GCC versions a loop for.
+/// the outputs are restrict-qualified, as the alias checks of eleven inputs against three outputs
+/// are more than GCC versions a loop for. The neighbours come as pointers of their own rather than
+/// as offsets x - 1 and x + 1 from three rows: Clang then carried each row's values from one
+/// iteration to the next two (a recurrence over two iterations, which its vectorizer does not
+/// take) and left the loop scalar.
 template <class T>
-std::int32_t screen_epsilon_row(const T* e, const T* u, const T* z, std::ptrdiff_t pitch, std::size_t n,
+std::int32_t screen_epsilon_row(const T* const* u_around, const T* e, const T* u, const T* z, std::size_t n,
                                 T* GORGE_RESTRICT least, T* GORGE_RESTRICT rise, std::int32_t* GORGE_RESTRICT flag,
                                 T& highest) {
-    const T* const above = u - pitch;
-    const T* const below = u + pitch;
+    static_assert(d8_neighbours == 8, "eight neighbours taken below");
+    const T *a0 = u_around[0], *a1 = u_around[1], *a2 = u_around[2], *a3 = u_around[3], *a4 = u_around[4],
+            *a5 = u_around[5], *a6 = u_around[6], *a7 = u_around[7];
     std::int32_t rare = 0;
     for (std::size_t x = 0; x < n; ++x) {
         const auto lower = [](T a, T b) { return b < a ? b : a; };
-        const T m = lower(lower(lower(above[x - 1], above[x]), lower(above[x + 1], u[x - 1])),
-                          lower(lower(u[x + 1], below[x - 1]), lower(below[x], below[x + 1])));
+        const T m = lower(lower(lower(a0[x], a1[x]), lower(a2[x], a3[x])), lower(lower(a4[x], a5[x]), lower(a6[x], a7[x])));
         least[x] = m;
         const T zi = z[x] + T(0);
         const std::int32_t raised = e[x] > u[x];  // only where E > Z (U = Z elsewhere)
@@ -357,8 +361,9 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             const T* const er = e + base;
             const T* const ur = u + base;
             const std::size_t row_cells = width;
-            const std::int32_t rare =
-                screen_epsilon_row(er, ur, z, work.pitch, row_cells, least, rise, flag, highest_rise);
+            const T* const u_around[d8_neighbours] = {ur - pitch - 1, ur - pitch, ur - pitch + 1, ur - 1,
+                                                      ur + 1,         ur + pitch - 1, ur + pitch, ur + pitch + 1};
+            const std::int32_t rare = screen_epsilon_row(u_around, er, ur, z, row_cells, least, rise, flag, highest_rise);
             if (rare == 0) continue;
             for (std::size_t x = 0; x < row_cells; ++x) {
                 if (flag[x] == 0) continue;  // raised when set
