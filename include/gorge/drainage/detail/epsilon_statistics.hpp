@@ -136,12 +136,11 @@ void drain_epsilon_row(const T* const* e_around, const T* const* z_around, const
 }
 
 /// Step 3's first look at one row of n cells (e, u: E and U of its first cell in the padded map;
-/// z: its input heights; u_around[j]: U of the first cell's neighbour j, in the row-major order of
-/// the window around it: above left, above, above right, left, right, below left, below, below
-/// right): each cell's least neighbour U into `least`, its rise E - U (0 when not raised) into
-/// `rise`, and the row's largest rise into `highest` (when larger). `flag` is 1 at a raised cell
-/// that is too high, or has a neighbour whose U is below its Z (is_overtaken's rule, with U for
-/// F), else 0; such cells are read again. Non-zero when the row has one.
+/// z: its input heights; u_around[k]: U of neighbour k of the row's first cell, as in
+/// drain_epsilon_row): each cell's least neighbour U into `least`, its rise E - U (0 when not
+/// raised) into `rise`, and the row's largest rise into `highest` (when larger). `flag` is 1 at a
+/// raised cell that is too high, or has a neighbour whose U is below its Z (is_overtaken's rule,
+/// with U for F), else 0; such cells are read again. Non-zero when the row has one.
 /// A function of its own, with plain pointers and bitwise tests, so that the loop is vectorized;
 /// the outputs are restrict-qualified, as the alias checks of eleven inputs against three outputs
 /// are more than GCC versions a loop for. The neighbours come as pointers of their own rather than
@@ -361,8 +360,8 @@ std::size_t epsilon_statistics(const padded_heights<T>& work, grid_view<const T>
             const T* const er = e + base;
             const T* const ur = u + base;
             const std::size_t row_cells = width;
-            const T* const u_around[d8_neighbours] = {ur - pitch - 1, ur - pitch, ur - pitch + 1, ur - 1,
-                                                      ur + 1,         ur + pitch - 1, ur + pitch, ur + pitch + 1};
+            const T* u_around[d8_neighbours];
+            for (int k = 0; k < d8_neighbours; ++k) u_around[k] = ur + off[k];
             const std::int32_t rare = screen_epsilon_row(u_around, er, ur, z, row_cells, least, rise, flag, highest_rise);
             if (rare == 0) continue;
             for (std::size_t x = 0; x < row_cells; ++x) {
