@@ -882,6 +882,129 @@ TEST_CASE("radix heap: pop_live keeps the order of the live cells and drops dead
     check(std::uint64_t(0), 6u);
 }
 
+TEST_CASE("radix heap: clear() empties it, keeps its storage, and takes keys below the last one again",
+          "[drainage][fill]") {
+    gorge::detail::radix_heap<std::uint32_t, std::uint32_t> heap;
+    for (std::uint32_t i = 0; i < 5000; ++i) heap.push(0x40000000u + (i * 7919u) % 100000u, i);
+    for (int i = 0; i < 2000; ++i) heap.pop();
+    const std::uint32_t last = heap.last_key();
+    const std::size_t storage = heap.storage_bytes();
+    REQUIRE(storage > 0u);
+    heap.clear();
+    CHECK(heap.empty());
+    CHECK(heap.storage_bytes() == storage);
+    CHECK(heap.min_key_bound() == ~std::uint32_t(0));  // nothing queued
+    // Keys below the last popped one, as a new flood pushes them, leave in order.
+    const std::uint32_t keys[] = {5u, last - 1u, 3u, 0x300u, 3u};
+    for (std::uint32_t i = 0; i < 5; ++i) heap.push(keys[i], i);
+    const std::uint32_t order[] = {4u, 2u, 0u, 3u, 1u};  // by key, the latest of equal keys first
+    for (std::uint32_t cell : order) CHECK(heap.pop() == cell);
+    CHECK(heap.empty());
+}
+
+TEST_CASE("fills keep their queues on the calling thread: the same ones again, empty at every start",
+          "[drainage][fill]") {
+    using queues = gorge::detail::borrowed_flood_queues<std::uint32_t, std::uint32_t>;
+    // A 320 x 320 map (float heights, 32-bit cells; a progress report after 65,536 of its 102,400
+    // cells): the plain and the epsilon fill, the expected surfaces first.
+    const gorge::grid<float> original = random_terrain<float>(320, 320, 4242);
+    gorge::grid<float> plain = original, epsilon = original;
+    gorge::fill_depressions(plain);
+    gorge::fill_depressions_epsilon(epsilon);
+    {
+        queues q;  // the fills gave theirs back: kept, with storage
+        CHECK(q->open.storage_bytes() > 0u);
+        CHECK(q->open.empty());
+    }
+    const void* kept = nullptr;
+    {
+        queues q;
+        kept = &*q;
+    }
+    {
+        queues q;  // the same ones again
+        CHECK(&*q == kept);
+        queues nested;  // while the thread's are out: others
+        CHECK(&*nested != kept);
+    }
+
+    // A fill cancelled, or stopped by its callback's exception, mid-flood leaves cells in its
+    // queues; the next fill on this thread starts from empty ones and gives the same surface.
+    using fill_fn = gorge::fill_stats<float> (*)(gorge::grid<float>&, const gorge::fill_options<float>&);
+    const std::pair<fill_fn, const gorge::grid<float>*> fills[] = {
+        {[](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions(g, o); }, &plain},
+        {[](gorge::grid<float>& g, const gorge::fill_options<float>& o) { return gorge::fill_depressions_epsilon(g, o); },
+         &epsilon},
+    };
+    for (const auto& f : fills)
+        for (int stop = 0; stop < 2; ++stop) {
+            INFO((f.second == &plain ? "plain" : "epsilon") << (stop == 0 ? ", cancelled" : ", thrown"));
+            gorge::fill_options<float> options;
+            std::size_t counted = 0;
+            options.progress = [&](double) {
+                ++counted;
+                if (counted < 2) return true;  // stops at the report in the middle of the flood
+                if (stop == 1) throw std::runtime_error("stop");
+                return false;
+            };
+            gorge::grid<float> stopped = original;
+            if (stop == 0)
+                CHECK(f.first(stopped, options).cancelled);
+            else
+                CHECK_THROWS_AS(f.first(stopped, options), std::runtime_error);
+            {
+                queues q;
+                CHECK(q->open.empty());  // emptied when taken
+            }
+            gorge::grid<float> again = original;
+            CHECK_FALSE(f.first(again, {}).cancelled);
+            CHECK(same_bits(again, *f.second));
+        }
+
+    // A fill run from another fill's progress callback (the other kind, on its own grid) floods
+    // with queues of its own while the outer one holds the thread's: both surfaces as expected.
+    for (const auto& f : fills) {
+        const auto& other = &f == &fills[0] ? fills[1] : fills[0];
+        gorge::grid<float> inner = original;
+        bool ran = false;
+        gorge::fill_options<float> options;
+        options.progress = [&](double fraction) {
+            if (fraction > 0.0 && fraction < 1.0 && !ran) {
+                ran = true;
+                other.first(inner, {});
+            }
+            return true;
+        };
+        gorge::grid<float> outer = original;
+        f.first(outer, options);
+        REQUIRE(ran);
+        CHECK(same_bits(outer, *f.second));
+        CHECK(same_bits(inner, *other.second));
+    }
+
+    // release_fill_memory frees them; the next fill makes new ones.
+    gorge::release_fill_memory();
+    {
+        queues q;
+        CHECK(q->open.storage_bytes() == 0u);
+    }
+    gorge::grid<float> after = original;
+    gorge::fill_depressions_epsilon(after);
+    CHECK(same_bits(after, epsilon));
+}
+
+TEST_CASE("a thread keeps no flood queues above flood_queues_kept_bytes", "[drainage][fill]") {
+    using queues = gorge::detail::borrowed_flood_queues<std::uint32_t, std::size_t>;
+    constexpr std::size_t cells = gorge::detail::flood_queues_kept_bytes / sizeof(std::size_t) + 1;
+    {
+        queues q;
+        for (std::size_t i = 0; i < cells; ++i) q->trace.push(i);
+        REQUIRE(q->storage_bytes() > gorge::detail::flood_queues_kept_bytes);
+    }
+    queues q;
+    CHECK(q->storage_bytes() == 0u);  // freed, not kept
+}
+
 TEST_CASE("bit_set::reset_range clears exactly the bits of its range", "[drainage][fill]") {
     // Ranges starting and ending at every offset of a word, within one word and across several.
     const std::size_t n = 4 * 64 + 5;

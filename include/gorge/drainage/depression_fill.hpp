@@ -47,7 +47,10 @@
 // search runs; see detail/epsilon_statistics.hpp). Both tiled fills hold instead one tile's
 // working copy and, on several threads, the plain fill a filled copy of the map and two bytes of
 // watershed label per cell; otherwise the tiles' surfaces (one height per cell; the heights
-// themselves are read from the caller's grid).
+// themselves are read from the caller's grid). The queues outlive the call: each thread keeps
+// its last flood's for the next one (emptied; up to 32 MiB; detail/flood_queues.hpp), so that a
+// map filled again needs no new memory, whatever the caller allocates in between; threads that
+// end free theirs, and release_fill_memory frees the calling thread's.
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
@@ -124,10 +127,11 @@
 //
 // Where the parts are: this header holds the three fills and the dispatch to tiles;
 // fill_options.hpp their options and report. In detail/: height_bits.hpp (ulp steps, ordered keys),
-// radix_heap.hpp (the priority queue), bit_set.hpp, d8_window.hpp (a 3 x 3 window as bits) and
-// cell_fifo.hpp; padded_heights.hpp (the working copy); priority_flood.hpp (progress, traces, lakes
-// raised a row span at a time, the plain flood); epsilon_flood.hpp (the epsilon flood, the per-tile
-// solver); epsilon_statistics.hpp; planchon_darboux.hpp; tiled_fill.hpp and tiled_epsilon_fill.hpp.
+// radix_heap.hpp (the priority queue), bit_set.hpp, d8_window.hpp (a 3 x 3 window as bits),
+// cell_fifo.hpp and flood_queues.hpp (the queues a thread keeps); padded_heights.hpp (the working
+// copy); priority_flood.hpp (progress, traces, lakes raised a row span at a time, the plain
+// flood); epsilon_flood.hpp (the epsilon flood, the per-tile solver); epsilon_statistics.hpp;
+// planchon_darboux.hpp; tiled_fill.hpp and tiled_epsilon_fill.hpp.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -147,6 +151,7 @@
 #include "fill_options.hpp"
 #include "detail/epsilon_flood.hpp"
 #include "detail/epsilon_statistics.hpp"
+#include "detail/flood_queues.hpp"
 #include "detail/planchon_darboux.hpp"
 #include "detail/priority_flood.hpp"
 
@@ -205,6 +210,16 @@ fill_stats<T> fill_depressions_planchon_darboux(grid_view<T> heights, const fill
 template <class T>
 fill_stats<T> fill_depressions_planchon_darboux(grid<T>& heights, const fill_options<T>& options = {}) {
     return fill_depressions_planchon_darboux(heights.view(), options);
+}
+
+/// Frees the queues the fills above keep on the calling thread for its next fill (at most 32 MiB;
+/// see the header comment, "Memory"). For a program done with filling for a while; the next fill
+/// on this thread makes them anew. Other threads keep theirs until they end.
+inline void release_fill_memory() {
+    detail::borrowed_flood_queues<std::uint32_t, std::uint32_t>::release_kept();  // float heights
+    detail::borrowed_flood_queues<std::uint32_t, std::size_t>::release_kept();
+    detail::borrowed_flood_queues<std::uint64_t, std::uint32_t>::release_kept();  // double heights
+    detail::borrowed_flood_queues<std::uint64_t, std::size_t>::release_kept();
 }
 
 namespace detail {

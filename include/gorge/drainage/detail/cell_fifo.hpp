@@ -49,6 +49,8 @@ public:
     void clear() { head_ = tail_ = 0; }
     /// Cells the storage holds room for (for tests of its bound).
     std::size_t storage() const { return cells_.size(); }
+    /// Bytes of storage it holds.
+    std::size_t storage_bytes() const { return cells_.capacity() * sizeof(I); }
 
 private:
     void make_room() {

@@ -257,9 +257,10 @@ private:
     flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     d8_mask_offsets<I> mask_offsets_;
-    radix_heap<key, I> open_;
-    cell_fifo<I> pit_;
-    cell_fifo<I> trace_;
+    borrowed_flood_queues<key, I> queues_;  // the three below
+    radix_heap<key, I>& open_ = queues_->open;
+    cell_fifo<I>& pit_ = queues_->pit;
+    cell_fifo<I>& trace_ = queues_->trace;
 };
 
 /// Runs epsilon_flood with cell indices of type I.

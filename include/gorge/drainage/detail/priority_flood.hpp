@@ -16,6 +16,7 @@
 #include "../fill_options.hpp"
 #include "cell_fifo.hpp"
 #include "d8_window.hpp"
+#include "flood_queues.hpp"
 #include "height_bits.hpp"
 #include "padded_heights.hpp"
 #include "radix_heap.hpp"
@@ -333,9 +334,10 @@ private:
     flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     d8_mask_offsets<I> mask_offsets_;
-    radix_heap<decltype(ordered_bits(T())), I> open_;
-    cell_fifo<I> pit_;
-    cell_fifo<I> trace_;
+    borrowed_flood_queues<decltype(ordered_bits(T())), I> queues_;  // the three below
+    radix_heap<decltype(ordered_bits(T())), I>& open_ = queues_->open;
+    cell_fifo<I>& pit_ = queues_->pit;
+    cell_fifo<I>& trace_ = queues_->trace;
     Labels labels_;
 };
 

@@ -51,6 +51,26 @@ public:
     }
     /// Key of the cell last returned by pop().
     K last_key() const { return last_; }
+    /// Empties the queue, keeping the buckets' storage, and lets any key be pushed again (as when
+    /// new).
+    void clear() {
+        equal_.clear();
+        for (level_buckets& lb : levels_) {
+            for (std::vector<entry>& b : lb.bucket) b.clear();
+            for (std::uint64_t& word : lb.occupied) word = 0;
+            lb.occupied_words = 0;
+        }
+        non_empty_levels_ = 0;
+        last_ = 0;
+        size_ = 0;
+    }
+    /// Bytes of storage the buckets hold.
+    std::size_t storage_bytes() const {
+        std::size_t entries = equal_.capacity();
+        for (const level_buckets& lb : levels_)
+            for (const std::vector<entry>& b : lb.bucket) entries += b.capacity();
+        return entries * sizeof(entry);
+    }
     /// A lower bound of the smallest key in the queue (the largest key when it is empty), read from
     /// the buckets without moving cells: the equal bucket's key, or else the smallest key the
     /// first non-empty bucket can hold. Every key on level l agrees with last_key() on the digits
