@@ -50,7 +50,8 @@
 // themselves are read from the caller's grid). The queues outlive the call: each thread keeps
 // its last flood's for the next one (emptied; up to 32 MiB; detail/flood_queues.hpp), so that a
 // map filled again needs no new memory, whatever the caller allocates in between; threads that
-// end free theirs, and release_fill_memory frees the calling thread's.
+// end free theirs (a gorge::thread_pool's when the pool is destroyed, a call's own workers when
+// the call returns), and release_fill_memory frees the calling thread's.
 //
 // The epsilon surface. Let Z be the input heights and succ(v) the next representable value above
 // v (std::nextafter towards +infinity: one unit in the last place, ulp), except that a step landing
