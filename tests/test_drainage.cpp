@@ -2396,8 +2396,24 @@ TEST_CASE("the tiled epsilon fill: progress, cancellation, bad input named, step
     gorge::grid<float> pit(20, 20, top);
     pit(12, 9) = 0.0f;
     const gorge::grid<float> pit_before = pit;
-    CHECK_THROWS_AS(gorge::detail::run_epsilon_fill(pit.view(), gorge::fill_options<float>(), "test", false), std::overflow_error);
-    CHECK_THROWS_AS(gorge::detail::run_tiled_epsilon_fill(pit.view(), gorge::fill_options<float>(), "test", 5), std::overflow_error);
+    // The message names the cell, in the map's coordinates also when a tile overflowed first: a
+    // pit walled in by the largest value on a ramp (the walls drain down the ramp).
+    gorge::grid<float> walled(20, 20);
+    for (std::ptrdiff_t y = 0; y < 20; ++y)
+        for (std::ptrdiff_t x = 0; x < 20; ++x) walled(x, y) = float(x + y);
+    for (std::ptrdiff_t y = 8; y <= 10; ++y)
+        for (std::ptrdiff_t x = 11; x <= 13; ++x) walled(x, y) = top;
+    walled(12, 9) = 0.0f;
+    const auto overflow_message = [&](bool tiled) {
+        return gorge_test::thrown_message<std::overflow_error>([&] {
+            if (tiled)
+                gorge::detail::run_tiled_epsilon_fill(walled.view(), gorge::fill_options<float>(), "test", 5);
+            else
+                gorge::detail::run_epsilon_fill(walled.view(), gorge::fill_options<float>(), "test", false);
+        });
+    };
+    CHECK(contains(overflow_message(false), "test: raising cell (12, 9) "));
+    CHECK(contains(overflow_message(true), "test: raising cell (12, 9) "));
     CHECK(same_bits(pit, pit_before));
     // A pit at the corner of the first tile, next to three cells at the largest value there and
     // to lower cells in the tiles around: solved before those, the tile would have to step above

@@ -382,6 +382,29 @@ TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write n
     }, dir.entries());
 }
 
+TEST_CASE("gorge fill, thermal and droplets: a map the library refuses exits with 2, naming the file and cell", "[cli]") {
+    scratch_dir dir;
+    // A pit at (7, 4) walled in by the largest float: no epsilon step above the walls is finite
+    // (std::overflow_error), and the walls are beyond the thermal and droplet height limits
+    // (std::invalid_argument, naming the first such cell, (6, 3)).
+    gorge::grid<float> g(30, 20);
+    for (std::ptrdiff_t y = 0; y < g.height(); ++y)
+        for (std::ptrdiff_t x = 0; x < g.width(); ++x) g(x, y) = 0.01f * static_cast<float>(x + 2 * y);
+    for (std::ptrdiff_t y = 3; y <= 5; ++y)
+        for (std::ptrdiff_t x = 6; x <= 8; ++x) g(x, y) = std::numeric_limits<float>::max();
+    g(7, 4) = 0.0f;
+    io::write_exr(dir.file("walled.exr"), g.view());
+    check_refused(dir, {
+        {"fill walled.exr out.exr", "walled.exr: gorge::fill_depressions_epsilon: raising cell (7, 4)"},
+        {"thermal walled.exr out.exr", "walled.exr: gorge::erode_thermal: height at cell (6, 3)"},
+        {"droplets walled.exr out.exr", "walled.exr: gorge::droplet_eroder: height at cell (6, 3)"},
+    }, dir.entries());
+    // The plain fill needs no step above the walls: it fills the pit to them.
+    const run_result plain = run_gorge(dir, "fill walled.exr plain.exr --method plain");
+    REQUIRE(plain.code == 0);
+    CHECK(io::read_exr(dir.file("plain.exr")).heights(7, 4) == std::numeric_limits<float>::max());
+}
+
 TEST_CASE("gorge generate: neighbouring tiles share their edges bit for bit", "[cli]") {
     scratch_dir dir;
     for (const char* recipe : {"demo", "island"}) {

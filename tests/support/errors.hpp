@@ -9,15 +9,21 @@
 
 namespace gorge_test {
 
-/// Message of the std::invalid_argument thrown by f, or "" when nothing (or something else) is thrown.
-template <class F>
-std::string invalid_argument_message(F&& f) {
+/// Message of the exception of type E thrown by f, or "" when nothing (or something else) is thrown.
+template <class E, class F>
+std::string thrown_message(F&& f) {
     try {
         f();
-    } catch (const std::invalid_argument& e) {
+    } catch (const E& e) {
         return e.what();
     }
     return "";
+}
+
+/// Message of the std::invalid_argument thrown by f, or "" when nothing (or something else) is thrown.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+    return thrown_message<std::invalid_argument>(f);
 }
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <gorge/drainage/depression_fill.hpp>
 #include <gorge/erosion/droplet.hpp>
@@ -30,10 +33,40 @@ double seconds_since(clock_type::time_point start) {
     throw usage_error(option_of_parameter(bad.to_string()) + ": invalid " + bad.to_string());
 }
 
-void print_timings(const grid_io_options& o, const char* name, double read_s, double run_s, double write_s) {
-    if (o.timings)
-        std::fprintf(stderr, "gorge %s: read %.3f s, compute %.3f s, write %.3f s\n", name, read_s, run_s, write_s);
+/// What every grid command does once its options are checked: reads the input, lets check(g)
+/// refuse what was read, runs compute(g, progress callback) under a progress bar labelled `name`,
+/// writes the result with the summary line compute returns and, with --timings, prints the three
+/// times on stderr. The library's std::invalid_argument (a cell it cannot take) and
+/// std::overflow_error (an epsilon fill that would step above the largest float) about the map
+/// become usage errors that name the input file.
+template <class Check, class Compute>
+int run_on_grid(grid_io_options& io, const char* name, Check&& check, Compute&& compute) {
+    const clock_type::time_point t0 = clock_type::now();
+    loaded_grid g = load_grid(io);
+    check(g);
+    const double read_s = seconds_since(t0);
+    progress bar(progress_wanted(io.progress), name);
+    const clock_type::time_point t1 = clock_type::now();
+    std::string summary;
+    try {
+        summary = compute(g, bar.callback());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(io.input + ": " + e.what());
+    } catch (const std::overflow_error& e) {
+        throw usage_error(io.input + ": " + e.what());
+    }
+    bar.finish();
+    const double run_s = seconds_since(t1);
+    const clock_type::time_point t2 = clock_type::now();
+    save_grid(io, g, summary);
+    if (io.timings)
+        std::fprintf(stderr, "gorge %s: read %.3f s, compute %.3f s, write %.3f s\n", name, read_s, run_s,
+                     seconds_since(t2));
+    return exit_ok;
 }
+
+/// run_on_grid's check for commands that take every input.
+void any_grid(const loaded_grid&) {}
 
 // ---- fill -----------------------------------------------------------------------------------
 
@@ -50,25 +83,19 @@ int run_fill(fill_command& c) {
     gorge::fill_options<float> options;
     options.threads = c.threads;
     if (const gorge::invalid_parameter bad = options.first_invalid()) throw_bad_parameter(bad);
-    const clock_type::time_point t0 = clock_type::now();
-    loaded_grid g = load_grid(c.io);
-    const double read_s = seconds_since(t0);
-    progress bar(progress_wanted(c.io.progress), "fill");
-    options.no_data = g.no_data;  // no-data cells stay as they are and drain their neighbours
-    options.progress = bar.callback();
-    const clock_type::time_point t1 = clock_type::now();
-    const gorge::fill_stats<float> stats = c.method == "epsilon" ? gorge::fill_depressions_epsilon(g.heights, options)
-                                                                 : gorge::fill_depressions(g.heights, options);
-    bar.finish();
-    const double run_s = seconds_since(t1);
-    std::ostringstream summary;
-    summary << "raised cells: " << stats.raised_cells;
-    if (c.method == "epsilon")
-        summary << ", epsilon gradient rise: " << stats.max_gradient_rise << ", overtaken cells: " << stats.overtaken_cells;
-    const clock_type::time_point t2 = clock_type::now();
-    save_grid(c.io, g, summary.str());
-    print_timings(c.io, "fill", read_s, run_s, seconds_since(t2));
-    return exit_ok;
+    return run_on_grid(c.io, "fill", any_grid, [&](loaded_grid& g, std::function<bool(double)> progress) {
+        options.no_data = g.no_data;  // no-data cells stay as they are and drain their neighbours
+        options.progress = std::move(progress);
+        const gorge::fill_stats<float> stats = c.method == "epsilon"
+                                                   ? gorge::fill_depressions_epsilon(g.heights, options)
+                                                   : gorge::fill_depressions(g.heights, options);
+        std::ostringstream summary;
+        summary << "raised cells: " << stats.raised_cells;
+        if (c.method == "epsilon")
+            summary << ", epsilon gradient rise: " << stats.max_gradient_rise
+                    << ", overtaken cells: " << stats.overtaken_cells;
+        return summary.str();
+    });
 }
 
 // ---- thermal --------------------------------------------------------------------------------
@@ -85,28 +112,15 @@ int run_thermal(thermal_command& c) {
     gorge::thermal_options options;
     options.threads = c.threads;
     if (const gorge::invalid_parameter bad = options.first_invalid()) throw_bad_parameter(bad);
-    const clock_type::time_point t0 = clock_type::now();
-    loaded_grid g = load_grid(c.io);
-    c.params.no_data = g.no_data;  // no-data cells keep their value and neither send nor receive
-    const double read_s = seconds_since(t0);
-    progress bar(progress_wanted(c.io.progress), "thermal");
-    options.progress = bar.callback();
-    const clock_type::time_point t1 = clock_type::now();
-    gorge::thermal_stats stats;
-    try {
-        stats = gorge::erode_thermal(g.heights, c.params, options);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(c.io.input + ": " + e.what());
-    }
-    bar.finish();
-    const double run_s = seconds_since(t1);
-    std::ostringstream summary;
-    summary << "passes: " << stats.passes << ", moved: " << stats.moved << ", largest slope excess left: "
-            << stats.max_excess;
-    const clock_type::time_point t2 = clock_type::now();
-    save_grid(c.io, g, summary.str());
-    print_timings(c.io, "thermal", read_s, run_s, seconds_since(t2));
-    return exit_ok;
+    return run_on_grid(c.io, "thermal", any_grid, [&](loaded_grid& g, std::function<bool(double)> progress) {
+        c.params.no_data = g.no_data;  // no-data cells keep their value and neither send nor receive
+        options.progress = std::move(progress);
+        const gorge::thermal_stats stats = gorge::erode_thermal(g.heights, c.params, options);
+        std::ostringstream summary;
+        summary << "passes: " << stats.passes << ", moved: " << stats.moved << ", largest slope excess left: "
+                << stats.max_excess;
+        return summary.str();
+    });
 }
 
 // ---- droplets -------------------------------------------------------------------------------
@@ -160,30 +174,19 @@ int run_droplets(droplets_command& c) {
     if (const gorge::invalid_parameter bad = c.params.first_invalid()) throw_bad_parameter(bad);
     if (const gorge::invalid_parameter bad = options.first_invalid()) throw_bad_parameter(bad);
 
-    const clock_type::time_point t0 = clock_type::now();
-    loaded_grid g = load_grid(c.io);
     // The droplet eroder has no notion of no-data: it would erode those cells as terrain.
-    refuse_no_data(c.io.input, g.no_data_cells, "droplet erosion");
-    const double read_s = seconds_since(t0);
-    const std::uint64_t count = c.droplets != 0 ? c.droplets : static_cast<std::uint64_t>(g.heights.size());
-    progress bar(progress_wanted(c.io.progress), "droplets");
-    options.progress = bar.callback();
-    const clock_type::time_point t1 = clock_type::now();
-    gorge::droplet_stats stats;
-    try {
-        stats = gorge::erode_droplets(g.heights, count, c.params, options);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(c.io.input + ": " + e.what());
-    }
-    bar.finish();
-    const double run_s = seconds_since(t1);
-    std::ostringstream summary;
-    summary << "droplets: " << stats.droplets << ", left the map: " << stats.left_map << ", eroded: " << stats.eroded
-            << ", deposited: " << stats.deposited << ", outflow: " << stats.outflow;
-    const clock_type::time_point t2 = clock_type::now();
-    save_grid(c.io, g, summary.str());
-    print_timings(c.io, "droplets", read_s, run_s, seconds_since(t2));
-    return exit_ok;
+    const auto refuse_holes = [&](const loaded_grid& g) {
+        refuse_no_data(c.io.input, g.no_data_cells, "droplet erosion");
+    };
+    return run_on_grid(c.io, "droplets", refuse_holes, [&](loaded_grid& g, std::function<bool(double)> progress) {
+        const std::uint64_t count = c.droplets != 0 ? c.droplets : static_cast<std::uint64_t>(g.heights.size());
+        options.progress = std::move(progress);
+        const gorge::droplet_stats stats = gorge::erode_droplets(g.heights, count, c.params, options);
+        std::ostringstream summary;
+        summary << "droplets: " << stats.droplets << ", left the map: " << stats.left_map
+                << ", eroded: " << stats.eroded << ", deposited: " << stats.deposited << ", outflow: " << stats.outflow;
+        return summary.str();
+    });
 }
 
 }  // namespace

@@ -101,8 +101,8 @@
 // (one more height per cell during the flood); fill_options::epsilon_statistics = false skips
 // all of it. When these matter, fill a grid
 // of double (ulp = |h| * 2^-52) or shift heights towards 0 first. The only hard limit: a step
-// above the largest finite value would be infinite; that throws std::overflow_error (and leaves
-// the grid unchanged).
+// above the largest finite value would be infinite; that throws std::overflow_error naming the
+// cell (and leaves the grid unchanged).
 //
 // Conventions and guarantees:
 //   - 8-connectivity (the D8 neighbourhood of gorge/drainage/d8.hpp, shared with flow.hpp).
@@ -187,7 +187,8 @@ fill_stats<T> fill_depressions(grid<T>& heights, const fill_options<T>& options 
 /// ulp more). See the header comment for the precision limits of float heights, which fill_stats
 /// reports (max_gradient_rise, overtaken_cells).
 /// Throws std::invalid_argument for an empty view, and (cell named, grid unchanged) for a
-/// non-finite data cell; std::overflow_error if a step would exceed the largest finite value.
+/// non-finite data cell; std::overflow_error (cell named, grid unchanged) if a step would exceed
+/// the largest finite value.
 template <class T>
 fill_stats<T> fill_depressions_epsilon(grid_view<T> heights, const fill_options<T>& options = {}) {
     return detail::run_epsilon_fill(heights, options, "gorge::fill_depressions_epsilon");

@@ -217,9 +217,7 @@ private:
             trace_.push(static_cast<I>(n));
             return true;
         }
-        if (!std::isfinite(s))
-            throw std::overflow_error(std::string(who_) +
-                                      ": raising a cell one step above the largest finite value would make it infinite");
+        if (!std::isfinite(s)) throw_step_overflow(n);
         if constexpr (Upper) {
             const T parent_upper = u_[parent];
             u_[n] = z_[n] > parent_upper ? z_[n] : parent_upper;
@@ -236,6 +234,15 @@ private:
         } else
             open_.push(ks, static_cast<I>(n));
         return true;
+    }
+
+    /// Cell n (padded index) would have to be raised above the largest finite value: names it by
+    /// its column and row in the heights the flood was given.
+    [[noreturn]] void throw_step_overflow(std::size_t n) const {
+        const auto pitch = static_cast<std::size_t>(work_.pitch);
+        throw std::overflow_error(std::string(who_) + ": raising cell (" + std::to_string(n % pitch - 1) + ", " +
+                                  std::to_string(n / pitch - 1) +
+                                  ") one step above the largest finite value would make it infinite");
     }
 
     /// Follows the traced cells uphill: a neighbour m of traced cell t with Z(m) > succ(Z(t)) keeps
