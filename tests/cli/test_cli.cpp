@@ -382,7 +382,7 @@ TEST_CASE("gorge fill, thermal and droplets: bad options exit with 2 and write n
     }, dir.entries());
 }
 
-TEST_CASE("gorge fill, thermal and droplets: a map the library refuses exits with 2, naming the file and cell", "[cli]") {
+TEST_CASE("gorge fill, rivers, thermal and droplets: a map the library refuses exits with 2, naming the file and cell", "[cli]") {
     scratch_dir dir;
     // A pit at (7, 4) walled in by the largest float: no epsilon step above the walls is finite
     // (std::overflow_error), and the walls are beyond the thermal and droplet height limits
@@ -396,6 +396,7 @@ TEST_CASE("gorge fill, thermal and droplets: a map the library refuses exits wit
     io::write_exr(dir.file("walled.exr"), g.view());
     check_refused(dir, {
         {"fill walled.exr out.exr", "walled.exr: gorge::fill_depressions_epsilon: raising cell (7, 4)"},
+        {"rivers walled.exr mask.png", "walled.exr: gorge::fill_depressions_epsilon: raising cell (7, 4)"},
         {"thermal walled.exr out.exr", "walled.exr: gorge::erode_thermal: height at cell (6, 3)"},
         {"droplets walled.exr out.exr", "walled.exr: gorge::droplet_eroder: height at cell (6, 3)"},
     }, dir.entries());

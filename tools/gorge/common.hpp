@@ -32,6 +32,20 @@ public:
     explicit usage_error(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// Runs f() and returns what it returns; the library's exceptions about a map read from `input`
+/// (std::invalid_argument: a cell it cannot take; std::overflow_error: an epsilon fill that would
+/// step above the largest float) become usage errors that name the file before the message.
+template <class F>
+auto naming_input(const std::string& input, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(input + ": " + e.what());
+    } catch (const std::overflow_error& e) {
+        throw usage_error(input + ": " + e.what());
+    }
+}
+
 /// One parameter that is both a command line option and a key of a JSON preset.
 struct binding {
     std::string key;              ///< preset key (the option name without "--", '-' as '_')

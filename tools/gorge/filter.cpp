@@ -76,12 +76,8 @@ int run_filter(filter_options& o) {
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("--world-size, --height-scale, --height-offset: ") + e.what());
     }
-    std::unique_ptr<gorge::grid_field<float>> field;
-    try {
-        field = std::make_unique<gorge::grid_field<float>>(map.heights.view(), placement);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(o.input + ": " + e.what());
-    }
+    const std::unique_ptr<gorge::grid_field<float>> field = naming_input(
+        o.input, [&] { return std::make_unique<gorge::grid_field<float>>(map.heights.view(), placement); });
 
     gorge::tile_sampling<float> sampling;
     sampling.origin = placement.origin;

@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -36,9 +35,7 @@ double seconds_since(clock_type::time_point start) {
 /// What every grid command does once its options are checked: reads the input, lets check(g)
 /// refuse what was read, runs compute(g, progress callback) under a progress bar labelled `name`,
 /// writes the result with the summary line compute returns and, with --timings, prints the three
-/// times on stderr. The library's std::invalid_argument (a cell it cannot take) and
-/// std::overflow_error (an epsilon fill that would step above the largest float) about the map
-/// become usage errors that name the input file.
+/// times on stderr. The library's complaints about the map name the input file (naming_input).
 template <class Check, class Compute>
 int run_on_grid(grid_io_options& io, const char* name, Check&& check, Compute&& compute) {
     const clock_type::time_point t0 = clock_type::now();
@@ -47,14 +44,7 @@ int run_on_grid(grid_io_options& io, const char* name, Check&& check, Compute&& 
     const double read_s = seconds_since(t0);
     progress bar(progress_wanted(io.progress), name);
     const clock_type::time_point t1 = clock_type::now();
-    std::string summary;
-    try {
-        summary = compute(g, bar.callback());
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(io.input + ": " + e.what());
-    } catch (const std::overflow_error& e) {
-        throw usage_error(io.input + ": " + e.what());
-    }
+    const std::string summary = naming_input(io.input, [&] { return compute(g, bar.callback()); });
     bar.finish();
     const double run_s = seconds_since(t1);
     const clock_type::time_point t2 = clock_type::now();

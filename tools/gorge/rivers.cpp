@@ -63,16 +63,12 @@ int run_rivers(rivers_command& c) {
     gorge::grid<float>& h = map.heights;
     progress bar(progress_wanted(c.progress), "rivers");
     staged_progress stages(bar, {c.no_fill ? 0.0 : fill_stage_weight, directions_stage_weight, accumulation_stage_weight});
-    try {
-        if (!c.no_fill) {
-            gorge::fill_options<float> fill;
-            fill.no_data = map.no_data;
-            fill.progress = stages.callback();
-            stages.begin(0);
-            gorge::fill_depressions_epsilon(h, fill);
-        }
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(c.input + ": " + e.what());
+    if (!c.no_fill) {
+        gorge::fill_options<float> fill;
+        fill.no_data = map.no_data;
+        fill.progress = stages.callback();
+        stages.begin(0);
+        naming_input(c.input, [&] { return gorge::fill_depressions_epsilon(h, fill); });
     }
     stages.begin(1);
     const gorge::grid<std::uint8_t> dirs = gorge::flow_directions(h, d8);
