@@ -902,6 +902,69 @@ TEST_CASE("radix heap: clear() empties it, keeps its storage, and takes keys bel
     CHECK(heap.empty());
 }
 
+TEST_CASE("bucket arena: disjoint aligned blocks, freed ones reused by size, chunks counted", "[drainage][fill]") {
+    gorge::detail::bucket_arena arena;
+    CHECK(arena.storage_bytes() == 0u);
+    // Blocks of many sizes (each rounded up to a power of two >= 16 bytes), written full: none
+    // overlaps another, each is 16-byte aligned; the first chunk is 64 KiB, the ones after it
+    // 2 MiB and then 4 MiB.
+    std::mt19937 rng(77);
+    struct block {
+        unsigned char* p;
+        std::size_t bytes;
+    };
+    std::vector<block> blocks;
+    std::size_t asked = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const std::size_t bytes = 1 + rng() % (std::size_t(1) << (4 + rng() % 13));  // up to 1 MiB
+        auto* p = static_cast<unsigned char*>(arena.allocate(bytes));
+        CHECK(reinterpret_cast<std::uintptr_t>(p) % 16 == 0u);
+        std::memset(p, i & 0xff, bytes);
+        blocks.push_back({p, bytes});
+        asked += bytes;
+    }
+    const std::size_t held = arena.storage_bytes();
+    CHECK(held >= asked);
+    CHECK(held < 2 * asked + (std::size_t(4) << 20));  // rounding to powers of two, one chunk's slack
+    CHECK((held - (std::size_t(64) << 10) - (std::size_t(2) << 20)) % (std::size_t(4) << 20) == 0u);
+    bool intact = true;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+        for (std::size_t j = 0; j < blocks[i].bytes; ++j) intact = intact && blocks[i].p[j] == (i & 0xff);
+    CHECK(intact);  // no block wrote into another
+    std::vector<block> sorted = blocks;
+    std::sort(sorted.begin(), sorted.end(), [](const block& a, const block& b) { return a.p < b.p; });
+    bool disjoint = true;
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+        disjoint = disjoint && sorted[i - 1].p + sorted[i - 1].bytes <= sorted[i].p;
+    CHECK(disjoint);
+    // A freed block comes back for the next request of its size (its size rounded up: the same
+    // size), and the arena holds no more for it.
+    arena.deallocate(blocks[5].p, blocks[5].bytes);
+    std::size_t rounded = 16;
+    while (rounded < blocks[5].bytes) rounded *= 2;
+    CHECK(arena.allocate(rounded) == blocks[5].p);
+    CHECK(arena.storage_bytes() == held);
+    // Blocks above 2 MiB are the system's, counted while held.
+    void* big = arena.allocate((std::size_t(3) << 20) + 5);
+    CHECK(arena.storage_bytes() == held + (std::size_t(3) << 20) + 5);
+    arena.deallocate(big, (std::size_t(3) << 20) + 5);
+    CHECK(arena.storage_bytes() == held);
+    // A vector on the arena grows, shrinks its use and grows again on the blocks it freed.
+    {
+        std::vector<std::uint64_t, gorge::detail::bucket_allocator<std::uint64_t>> v{
+            gorge::detail::bucket_allocator<std::uint64_t>(&arena)};
+        for (std::uint64_t i = 0; i < 100000; ++i) v.push_back(i);
+        CHECK(v[99999] == 99999u);
+    }
+    const std::size_t after_vector = arena.storage_bytes();
+    {
+        std::vector<std::uint64_t, gorge::detail::bucket_allocator<std::uint64_t>> v{
+            gorge::detail::bucket_allocator<std::uint64_t>(&arena)};
+        for (std::uint64_t i = 0; i < 100000; ++i) v.push_back(i);
+    }
+    CHECK(arena.storage_bytes() == after_vector);
+}
+
 TEST_CASE("fills keep their queues on the calling thread: the same ones again, empty at every start",
           "[drainage][fill]") {
     using queues = gorge::detail::borrowed_flood_queues<std::uint32_t, std::uint32_t>;

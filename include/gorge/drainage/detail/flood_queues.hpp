@@ -12,7 +12,8 @@
 // thread has them. A flood running while another is (a fill called from a progress callback)
 // gets queues of its own. Queues that hold more than flood_queues_kept_bytes of storage are freed
 // when their flood ends, so that a thread keeps no more than that after filling a huge map.
-// Threads that end (a tiled fill's workers) free theirs.
+// Threads that end (a tiled fill's workers) free theirs. The priority queue's buckets take their
+// storage from the queue's own chunks (detail/bucket_arena.hpp), not from the C library's heap.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once

@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "../../config.hpp"
+#include "bucket_arena.hpp"
 #include "height_bits.hpp"
 
 namespace gorge {
@@ -37,9 +39,18 @@ namespace detail {
 /// from elsewhere, and then the cell has nothing left to do (93 % of the queued cells on the
 /// noisy 1024^2 benchmark map). A moved bucket drops those cells instead of moving them down a
 /// level and popping them later; the cells left still leave in the order above.
+/// Storage: the buckets' blocks come from the heap's own bucket_arena (detail/bucket_arena.hpp),
+/// whose vectors point to it: a heap is neither copied nor moved.
 template <class K, class I>
 class radix_heap {
 public:
+    radix_heap() : equal_(bucket_allocator<entry>(arena_.get())) {
+        for (level_buckets& lb : levels_)
+            for (bucket_vector& b : lb.bucket) b = bucket_vector(bucket_allocator<entry>(arena_.get()));
+    }
+    radix_heap(const radix_heap&) = delete;
+    radix_heap& operator=(const radix_heap&) = delete;
+
     bool empty() const { return size_ == 0; }
     void push(K key, I cell) {
         GORGE_ASSERT(key >= last_, "gorge: radix_heap keys must not decrease");
@@ -56,7 +67,7 @@ public:
     void clear() {
         equal_.clear();
         for (level_buckets& lb : levels_) {
-            for (std::vector<entry>& b : lb.bucket) b.clear();
+            for (bucket_vector& b : lb.bucket) b.clear();
             for (std::uint64_t& word : lb.occupied) word = 0;
             lb.occupied_words = 0;
         }
@@ -64,13 +75,8 @@ public:
         last_ = 0;
         size_ = 0;
     }
-    /// Bytes of storage the buckets hold.
-    std::size_t storage_bytes() const {
-        std::size_t entries = equal_.capacity();
-        for (const level_buckets& lb : levels_)
-            for (const std::vector<entry>& b : lb.bucket) entries += b.capacity();
-        return entries * sizeof(entry);
-    }
+    /// Bytes of storage the buckets hold: their arena's, blocks not in use included.
+    std::size_t storage_bytes() const { return arena_->storage_bytes(); }
     /// A lower bound of the smallest key in the queue (the largest key when it is empty), read from
     /// the buckets without moving cells: the equal bucket's key, or else the smallest key the
     /// first non-empty bucket can hold. Every key on level l agrees with last_key() on the digits
@@ -116,8 +122,9 @@ private:
         K key;
         I cell;
     };
+    using bucket_vector = std::vector<entry, bucket_allocator<entry>>;
     struct level_buckets {
-        std::vector<entry> bucket[digit_values];
+        bucket_vector bucket[digit_values];
         std::uint64_t occupied[mask_words] = {};  // bit d % 64 of word d / 64: bucket d is not empty
         unsigned occupied_words = 0;              // bit w: occupied[w] is not 0
     };
@@ -159,7 +166,7 @@ private:
             level_buckets& lb = levels_[static_cast<std::size_t>(level)];
             const std::size_t d = first_bucket(lb);
             mark_empty(lb, level, d);
-            std::vector<entry>& from = lb.bucket[d];
+            bucket_vector& from = lb.bucket[d];
             if (level == 0) {
                 // All of its keys are equal (level 0 leaves no digit to differ in): the bucket
                 // becomes the equal bucket as it is (which is empty: swapped, not copied).
@@ -197,7 +204,8 @@ private:
         return false;
     }
 
-    std::vector<entry> equal_;
+    std::unique_ptr<bucket_arena> arena_ = std::make_unique<bucket_arena>();  // first: destroyed after the buckets
+    bucket_vector equal_;
     std::vector<level_buckets> levels_ = std::vector<level_buckets>(levels);  // 6 KiB each: not on the stack
     std::uint32_t non_empty_levels_ = 0;
     K last_ = 0;
