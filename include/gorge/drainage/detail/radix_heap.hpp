@@ -206,7 +206,7 @@ private:
 
     std::unique_ptr<bucket_arena> arena_ = std::make_unique<bucket_arena>();  // first: destroyed after the buckets
     bucket_vector equal_;
-    std::vector<level_buckets> levels_ = std::vector<level_buckets>(levels);  // 6 KiB each: not on the stack
+    std::vector<level_buckets> levels_ = std::vector<level_buckets>(levels);  // 8 KiB each (256 buckets of 32 bytes): not on the stack
     std::uint32_t non_empty_levels_ = 0;
     K last_ = 0;
     std::size_t size_ = 0;
