@@ -49,7 +49,8 @@
 // watershed label per cell; otherwise the tiles' surfaces (one height per cell; the heights
 // themselves are read from the caller's grid). The queues outlive the call: each thread keeps
 // its last flood's for the next one (emptied; up to 32 MiB; detail/flood_queues.hpp), so that a
-// map filled again needs no new memory, whatever the caller allocates in between; threads that
+// map filled again needs no new memory for its queues, whatever the caller allocates in between
+// (the working copy and the statistics' U are allocated at every call); threads that
 // end free theirs (a gorge::thread_pool's when the pool is destroyed, a call's own workers when
 // the call returns), and release_fill_memory frees the calling thread's.
 //
