@@ -35,10 +35,14 @@
 #endif
 
 // GORGE_PREFETCH(p): a hint to start loading the cache line at address p (no effect elsewhere).
+// GORGE_PREFETCH_WRITE(p): the same for a line about to be written (on x86, the PREFETCHW
+// instruction where the target has it, which takes the line for writing).
 #if defined(__GNUC__) || defined(__clang__)
 #define GORGE_PREFETCH(p) __builtin_prefetch(p)
+#define GORGE_PREFETCH_WRITE(p) __builtin_prefetch(p, 1)
 #else
 #define GORGE_PREFETCH(p) ((void)0)
+#define GORGE_PREFETCH_WRITE(p) ((void)0)
 #endif
 
 // GORGE_HUGE_PAGE_MAX_BYTES: the grid algorithms' blocks from 2 MiB up to this many bytes are
@@ -60,10 +64,14 @@
 // GORGE_UNLIKELY(condition): a branch hint for conditions that almost never hold.
 // GORGE_COLD_NOINLINE: rare paths kept out of line, so that the hot loop around them keeps its
 // registers.
+// GORGE_NOINLINE: a function kept out of line that is not rare, where the loop that calls it
+// runs faster with its registers to itself.
 #if defined(__GNUC__) || defined(__clang__)
 #define GORGE_UNLIKELY(condition) __builtin_expect(!!(condition), 0)
 #define GORGE_COLD_NOINLINE __attribute__((cold, noinline))
+#define GORGE_NOINLINE __attribute__((noinline))
 #else
 #define GORGE_UNLIKELY(condition) (condition)
 #define GORGE_COLD_NOINLINE
+#define GORGE_NOINLINE
 #endif

@@ -92,6 +92,14 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// of its Z and the U of the cell it was raised from, whose E is one step below its own: the
 /// highest input height on a path down E, the upper bound of the plain fill that the statistics
 /// start from. U holds Z before the flood, which is final on the cells that keep their height.
+/// A raised cell waits in the pit queue (a raised_cell_fifo then) with its U, which is written to
+/// U's array when the cell is taken, on a line fetched for writing when the cell was queued: the
+/// flood does not wait for U's lines (written when the cell was raised, U's stores and the reads
+/// of the parent's U took 2.5-4 ms of a 23-33 ms fill of the 1024^2 drainage map on the EPYC VM,
+/// 4-6 ms on a Xeon: benchmarks/README.md, "The statistics' U written from the pit queue"). A
+/// raised cell that waits in the priority queue does so as index + cells (no ring cell waits
+/// there: the ring holds -infinity), its U written at once; a cell taken from there by its plain
+/// index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.
 /// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
 /// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
 template <class I, class T, bool Upper, class Step = epsilon_step<T>>
@@ -108,6 +116,7 @@ public:
     /// Runs the flood; false when cancelled (fill_options::progress returned false).
     bool run() {
         if (!seed()) return false;
+        if constexpr (Upper) return run_with_upper();
         while (!open_.empty() || !pit_.empty()) {
             bool go_on;
             if (!pit_.empty()) {
@@ -121,7 +130,7 @@ public:
                                           }) &&
                             trace();
                 } else {
-                    go_on = expand(c, z_[c]);  // written moments ago: in cache
+                    go_on = expand(c, z_[c], T(0));  // written moments ago: in cache
                 }
             } else {
                 pit_.clear();  // start over at the front of its storage
@@ -132,7 +141,7 @@ public:
                     break;  // the pit queue is empty too
                 // The value comes from the key: reading z[c] would be a cache miss.
                 const T e = from_ordered_bits(open_.last_key());
-                go_on = c < cells_ ? expand(c, e) : expand_ring(c - cells_, e);
+                go_on = c < cells_ ? expand(c, e, T(0)) : expand_ring(c - cells_, e);
             }
             if (!go_on) return false;
         }
@@ -146,6 +155,34 @@ private:
     /// above the priority queue's keys), so the pit queue holds spans (fill_pit_span) instead of
     /// cells, and a lake is raised without looking at the priority queue's keys.
     static constexpr bool spans = !Upper && std::is_same<Step, plain_step<T>>::value;
+
+    /// run's loop with Upper (see the class comment): a cell from the pit queue brings its U,
+    /// written to U's array now; a cell from the priority queue as index + cells is a raised
+    /// one, whose U is read, else its U is its E, the key.
+    bool run_with_upper() {
+        for (;;) {
+            std::size_t c;
+            T e, upper;
+            if (!raised_.empty()) {
+                upper = raised_.template pop<T>(c);
+                u_[c] = upper;  // its line fetched when c was queued
+                e = z_[c];      // written moments ago: in cache
+            } else {
+                raised_.clear();  // start over at the front of its storage
+                I i;
+                if (!open_.pop_live(i, [this](std::size_t j) { return work_.has_open_neighbour(j < cells_ ? j : j - cells_); }))
+                    return true;  // both queues are empty
+                e = from_ordered_bits(open_.last_key());  // z[c] would be a cache miss
+                c = i;
+                upper = e;
+                if (c >= cells_) {
+                    c -= cells_;
+                    upper = u_[c];
+                }
+            }
+            if (!expand(c, e, upper)) return false;
+        }
+    }
 
     /// Settles the outlets (data cells next to a ring or no-data cell holding -infinity) at their
     /// heights, and queues the ring cells of finite value.
@@ -180,13 +217,14 @@ private:
         return progress_.count();
     }
 
-    /// Expands map cell c of value e: settles its unsettled neighbours.
-    bool expand(std::size_t c, T e) {
+    /// Expands map cell c of value e (with Upper, of U `upper`; else ignored): settles its
+    /// unsettled neighbours.
+    bool expand(std::size_t c, T e, T upper) {
         const T s = step_(e);
         key bound = 0;
         bool bound_known = false;
         for (unsigned open_n = work_.open_neighbours(c); open_n != 0; open_n &= open_n - 1)
-            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, c, bound, bound_known))
+            if (!settle(neighbour_index(c, off_, lowest_bit(open_n)), s, upper, bound, bound_known))
                 return false;
         return trace();
     }
@@ -202,26 +240,23 @@ private:
             const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(r) + off_[k];
             if (q < 0 || static_cast<std::size_t>(q) >= cells_ || work_.closed.test(static_cast<std::size_t>(q)))
                 continue;
-            if (!settle(static_cast<std::size_t>(q), s, r, bound, bound_known)) return false;
+            if (!settle(static_cast<std::size_t>(q), s, T(0), bound, bound_known)) return false;
         }
         return trace();
     }
 
-    /// Settles unsettled cell n, reached from cell `parent` (of the map with Upper, whose U is
-    /// then read) whose step value is s: raised to s when not above it (into the pit queue when s
-    /// is not above the priority queue's smallest key, whose lower bound is read once per
-    /// expansion: everything pushed meanwhile is >= s), else kept and traced.
-    bool settle(std::size_t n, T s, std::size_t parent, key& bound, bool& bound_known) {
+    /// Settles unsettled cell n, reached from a cell whose step value is s (and, with Upper, whose
+    /// U is parent_upper): raised to s when not above it (into the pit queue when s is not above
+    /// the priority queue's smallest key, whose lower bound is read once per expansion:
+    /// everything pushed meanwhile is >= s), else kept and traced.
+    bool settle(std::size_t n, T s, T parent_upper, key& bound, bool& bound_known) {
         if (!close(n)) return false;
         if (z_[n] > s) {
             trace_.push(static_cast<I>(n));
             return true;
         }
         if (!std::isfinite(s)) throw_step_overflow(n);
-        if constexpr (Upper) {
-            const T parent_upper = u_[parent];
-            u_[n] = z_[n] > parent_upper ? z_[n] : parent_upper;
-        }
+        const T upper = z_[n] > parent_upper ? z_[n] : parent_upper;  // U, with Upper
         z_[n] = s;
         const key ks = ordered_bits(s);
         if (!bound_known) {
@@ -229,10 +264,19 @@ private:
             bound_known = true;
         }
         if (ks <= bound) {
-            pit_.push(static_cast<I>(n));
-            if constexpr (spans) pit_.push(static_cast<I>(n));  // a span of one cell
-        } else
+            if constexpr (Upper) {
+                GORGE_PREFETCH_WRITE(u_ + n);  // written when n is taken
+                raised_.push(n, upper);
+            } else {
+                pit_.push(static_cast<I>(n));
+                if constexpr (spans) pit_.push(static_cast<I>(n));  // a span of one cell
+            }
+        } else if constexpr (Upper) {
+            u_[n] = upper;
+            open_.push(ks, static_cast<I>(n + cells_));  // a raised cell
+        } else {
             open_.push(ks, static_cast<I>(n));
+        }
         return true;
     }
 
@@ -249,9 +293,14 @@ private:
     /// its height too; t waits in the priority queue only if some unsettled neighbour is not that
     /// high (t may have to raise it).
     bool trace() {
-        // Most expansions trace nothing: the test here spares them the call (not inlined here).
-        return trace_.empty() ||
-               trace_uphill(work_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
+        // Most expansions trace nothing: the test here spares them the call.
+        return trace_.empty() || trace_queued();
+    }
+    /// trace() when cells wait in the trace queue; out of line, so that the flood's loop keeps
+    /// its registers (inlined into the loop with Upper by GCC 12, it made U's share of the fill
+    /// twice as long).
+    GORGE_NOINLINE bool trace_queued() {
+        return trace_uphill(work_, mask_offsets_, trace_, open_, step_, [this](std::size_t n) { return progress_.count(n); },
                             [](std::size_t, unsigned) {});
     }
 
@@ -264,10 +313,11 @@ private:
     flood_progress<T> progress_;
     std::ptrdiff_t off_[d8_neighbours];
     d8_mask_offsets<I> mask_offsets_;
-    borrowed_flood_queues<key, I> queues_;  // the three below
+    borrowed_flood_queues<key, I> queues_;  // the four below
     radix_heap<key, I>& open_ = queues_->open;
-    cell_fifo<I>& pit_ = queues_->pit;
+    cell_fifo<I>& pit_ = queues_->pit;  // the pit queue, without Upper
     cell_fifo<I>& trace_ = queues_->trace;
+    raised_cell_fifo<I, key>& raised_ = queues_->raised;  // the pit queue, with Upper
 };
 
 /// Runs epsilon_flood with cell indices of type I.
@@ -305,7 +355,8 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
     // U starts as Z everywhere (-infinity on the ring and no-data cells, like E: never raised),
     // in one sequential copy: the flood then writes only the raised cells'.
     if (upper) std::copy(work.z.begin(), work.z.end(), upper);
-    // Ring cells wait in the priority queue as index + cells: I must hold twice the padded size.
+    // Ring cells (and, with upper, raised cells) wait in the priority queue as index + cells: I
+    // must hold twice the padded size.
     if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
         return flood_epsilon_with<std::uint32_t, T, Step>(work, options, stats, who, upper);
     return flood_epsilon_with<std::size_t, T, Step>(work, options, stats, who, upper);

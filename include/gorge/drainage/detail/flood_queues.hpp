@@ -1,5 +1,5 @@
-// gorge/drainage/detail/flood_queues.hpp — a Priority-Flood's three queues (the priority queue,
-// the pit queue and the trace queue), kept on the calling thread from one flood to the next. Not a
+// gorge/drainage/detail/flood_queues.hpp — a Priority-Flood's queues (the priority queue, the pit
+// queue, the trace queue, and the pit queue of raised cells with their U), kept on the calling thread from one flood to the next. Not a
 // public header.
 //
 // The queues grow while a flood runs: hundreds of bucket vectors from a few bytes to a megabyte
@@ -23,6 +23,7 @@
 
 #include "cell_fifo.hpp"
 #include "radix_heap.hpp"
+#include "raised_cell_fifo.hpp"
 
 namespace gorge {
 namespace detail {
@@ -33,13 +34,18 @@ struct flood_queues {
     radix_heap<K, I> open;  ///< the priority queue
     cell_fifo<I> pit;       ///< cells (or spans) raised to the level being flooded
     cell_fifo<I> trace;     ///< cells traced uphill
+    /// the pit queue of the epsilon flood that finds the statistics' U (K: as wide as the heights)
+    raised_cell_fifo<I, K> raised;
 
     void clear() {
         open.clear();
         pit.clear();
         trace.clear();
+        raised.clear();
     }
-    std::size_t storage_bytes() const { return open.storage_bytes() + pit.storage_bytes() + trace.storage_bytes(); }
+    std::size_t storage_bytes() const {
+        return open.storage_bytes() + pit.storage_bytes() + trace.storage_bytes() + raised.storage_bytes();
+    }
 };
 
 /// Storage a thread keeps of its last flood's queues, at most: 32 MiB. One flood of a 1024^2
