@@ -16,6 +16,22 @@
 namespace gorge {
 namespace detail {
 
+/// Makes room for `room` more entries past the tail of a first-in, first-out queue's `storage`,
+/// whose entries [head, tail) wait: when at least half of it lies before the head, the waiting
+/// entries move to the front; when that is not enough, the storage doubles (from 64 entries).
+template <class Storage>
+GORGE_COLD_NOINLINE void make_fifo_room(Storage& storage, std::size_t& head, std::size_t& tail, std::size_t room) {
+    if (2 * head >= storage.size()) {
+        std::copy(storage.begin() + static_cast<std::ptrdiff_t>(head), storage.begin() + static_cast<std::ptrdiff_t>(tail),
+                  storage.begin());
+        tail -= head;
+        head = 0;
+        if (tail + room <= storage.size()) return;
+    }
+    constexpr std::size_t first_size = 64;
+    storage.resize(std::max(first_size, 2 * storage.size()));
+}
+
 /// First-in, first-out queue of cell indices: the traces' queue and the pit queues. Appending the
 /// cells of a D8 mask writes all eight slots and keeps as many as the mask has cells, so the
 /// storage always has eight slots of room past the tail. When it must grow while at least half of
@@ -54,18 +70,7 @@ public:
 
 private:
     void make_room() {
-        if (GORGE_UNLIKELY(tail_ + d8_neighbours > cells_.size())) grow();
-    }
-    GORGE_COLD_NOINLINE void grow() {
-        if (2 * head_ >= cells_.size()) {
-            std::copy(cells_.begin() + static_cast<std::ptrdiff_t>(head_),
-                      cells_.begin() + static_cast<std::ptrdiff_t>(tail_), cells_.begin());
-            tail_ -= head_;
-            head_ = 0;
-            if (tail_ + d8_neighbours <= cells_.size()) return;
-        }
-        constexpr std::size_t first_size = 64;
-        cells_.resize(std::max(first_size, 2 * cells_.size()));
+        if (GORGE_UNLIKELY(tail_ + d8_neighbours > cells_.size())) make_fifo_room(cells_, head_, tail_, d8_neighbours);
     }
 
     std::vector<I> cells_;

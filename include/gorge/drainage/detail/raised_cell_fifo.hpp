@@ -5,21 +5,20 @@
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <vector>
 
 #include "../../config.hpp"
+#include "cell_fifo.hpp"
 
 namespace gorge {
 namespace detail {
 
 /// First-in, first-out queue of raised cells (indices of type I), each with its U: a height kept
 /// as its bits in B, an unsigned integer of the height's size, so that the flood's queues, typed
-/// by their key, hold it for either height type. Like cell_fifo, it moves the waiting cells to
-/// the front of its storage rather than grow while at least half of it lies before the head, and
-/// callers clear() it once emptied.
+/// by their key, hold it for either height type. Its storage grows as cell_fifo's does
+/// (make_fifo_room), and callers clear() it once emptied.
 template <class I, class B>
 class raised_cell_fifo {
 public:
@@ -28,7 +27,7 @@ public:
     template <class T>
     void push(std::size_t c, T upper) {
         static_assert(sizeof(T) == sizeof(B), "U kept as its bits");
-        if (GORGE_UNLIKELY(tail_ == cells_.size())) make_room();
+        if (GORGE_UNLIKELY(tail_ == cells_.size())) make_fifo_room(cells_, head_, tail_, 1);
         entry& slot = cells_[tail_++];
         slot.cell = static_cast<I>(c);
         std::memcpy(&slot.upper, &upper, sizeof upper);
@@ -52,18 +51,6 @@ private:
         I cell;
         B upper;
     };
-
-    GORGE_COLD_NOINLINE void make_room() {
-        if (2 * head_ >= cells_.size() && head_ > 0) {
-            std::copy(cells_.begin() + static_cast<std::ptrdiff_t>(head_),
-                      cells_.begin() + static_cast<std::ptrdiff_t>(tail_), cells_.begin());
-            tail_ -= head_;
-            head_ = 0;
-            if (tail_ < cells_.size()) return;
-        }
-        constexpr std::size_t first_size = 64;
-        cells_.resize(std::max(first_size, 2 * cells_.size()));
-    }
 
     std::vector<entry> cells_;
     std::size_t head_ = 0, tail_ = 0;
