@@ -93,8 +93,8 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// highest input height on a path down E, the upper bound of the plain fill that the statistics
 /// start from. U holds Z before the flood, which is final on the cells that keep their height.
 /// A raised cell waits in the pit queue (a raised_cell_fifo then) with its U, which is written to
-/// U's array when the cell is taken, on a line fetched for writing when the cell was queued: the
-/// flood does not wait for U's lines (written when the cell was raised, U's stores and the reads
+/// U's array when the cell is taken, on a line prefetched into the second-level cache when the
+/// cell was queued: the flood does not wait for U's lines (written when the cell was raised, U's stores and the reads
 /// of the parent's U took 2.5-4 ms of a 23-33 ms fill of the 1024^2 drainage map on the EPYC VM,
 /// 4-6 ms on a Xeon: benchmarks/README.md, "The statistics' U written from the pit queue"). A
 /// raised cell that waits in the priority queue does so as index + cells (no ring cell waits
@@ -165,7 +165,7 @@ private:
             T e, upper;
             if (!raised_.empty()) {
                 upper = raised_.template pop<T>(c);
-                u_[c] = upper;  // its line fetched when c was queued
+                u_[c] = upper;  // its line prefetched when c was queued
                 e = z_[c];      // written moments ago: in cache
             } else {
                 raised_.clear();  // start over at the front of its storage
@@ -265,7 +265,7 @@ private:
         }
         if (ks <= bound) {
             if constexpr (Upper) {
-                GORGE_PREFETCH_WRITE(u_ + n);  // written when n is taken
+                GORGE_PREFETCH_L2(u_ + n);  // written when n is taken
                 raised_.push(n, upper);
             } else {
                 pit_.push(static_cast<I>(n));

@@ -33,7 +33,7 @@
 // its path in another tile.) On the 1024^2 drainage map this took about 2 ms off the statistics'
 // 4.5 ms on the Intel VM where it was first measured. The flood keeps a raised cell's U with it
 // in the pit queue and writes it when it takes the cell (detail/epsilon_flood.hpp); the
-// statistics then cost that map's fill 1.7-2.1 ms on the EPYC VM and 3.8-4.7 ms on a Xeon, of
+// statistics then cost that map's fill 1.4-2.1 ms on the EPYC VM and 4-5 ms on a Xeon, of
 // 23-48 ms (benchmarks/README.md, "The statistics' U written from the pit queue").
 //
 // Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
