@@ -93,13 +93,13 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// highest input height on a path down E, the upper bound of the plain fill that the statistics
 /// start from. U holds Z before the flood, which is final on the cells that keep their height.
 /// A raised cell waits in the pit queue (a raised_cell_fifo then) with its U, which is written to
-/// U's array when the cell is taken, on a line prefetched into the second-level cache when the
-/// cell was queued: the flood does not wait for U's lines. (Written when the cell was raised,
-/// U's stores and the reads of the parent's U took 2.5-4 ms of a 23-33 ms fill of the 1024^2
-/// drainage map on the EPYC VM, 4-6 ms on a Xeon: benchmarks/README.md, "The statistics' U
-/// written from the pit queue".) A raised cell that waits in the priority queue does so as index + cells (no ring cell waits
-/// there: the ring holds -infinity), its U written at once; a cell taken from there by its plain
-/// index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.
+/// U's array when the cell is taken, on a line prefetched into the second-level cache when the cell
+/// was queued: the flood does not wait for U's lines. (Written when the cell was raised, U's stores
+/// and the reads of the parent's U took 2.5-4 ms of a 23-33 ms fill of the 1024^2 drainage map on
+/// the EPYC VM, 4-6 ms on a Xeon: benchmarks/README.md, "The statistics' U written from the pit
+/// queue".) A raised cell that waits in the priority queue does so as index + cells (no ring cell
+/// waits there: the ring holds -infinity), its U written at once; a cell taken from there by its
+/// plain index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.
 /// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
 /// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
 template <class I, class T, bool Upper, class Step = epsilon_step<T>>
