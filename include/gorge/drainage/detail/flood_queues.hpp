@@ -1,6 +1,6 @@
 // gorge/drainage/detail/flood_queues.hpp — a Priority-Flood's queues (the priority queue, the pit
-// queue, the trace queue, and the pit queue of raised cells with their U), kept on the calling thread from one flood to the next. Not a
-// public header.
+// queue, the trace queue, and the pit queue of raised cells with their U), kept on the calling
+// thread from one flood to the next. Not a public header.
 //
 // The queues grow while a flood runs: hundreds of bucket vectors from a few bytes to a megabyte
 // (1024^2 maps). Made afresh for every flood, they came from the C library's heap every time, and
