@@ -1245,6 +1245,88 @@ TEST_CASE("cell_fifo: first in, first out through growth and compaction; a mask'
     check(std::size_t(0));
 }
 
+TEST_CASE("raised_cell_fifo: first in, first out, each cell's U written once it was taken", "[drainage][fill]") {
+    // Distinct cells with random U bits (-0 and subnormals included) pushed and popped against a
+    // std::deque, through phases that grow the queue, drain it and hold it steady. U's array must
+    // receive exactly the U of the cells taken, bit for bit, and nothing else: some of them while
+    // the queue runs (it writes when its storage is full and `kept` cells were taken), every one
+    // after the last write_taken(); its storage stays within about twice `kept` plus the cells
+    // waiting.
+    auto check = [](auto zero) {
+        using T = decltype(zero);
+        using B = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        const std::size_t cells = 300000, kept = 1000;
+        const B untouched = B(0x5a5a5a5a);
+        std::vector<T> upper(cells);
+        for (T& u : upper) std::memcpy(&u, &untouched, sizeof u);
+        auto bits_at = [&](std::size_t c) {
+            B b;
+            std::memcpy(&b, &upper[c], sizeof b);
+            return b;
+        };
+        std::vector<std::uint32_t> order(cells);
+        for (std::size_t c = 0; c < cells; ++c) order[c] = std::uint32_t(c);
+        std::mt19937_64 rng(37);
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<B> pushed_bits(cells);
+        std::vector<std::uint8_t> taken(cells, 0);
+        gorge::detail::raised_cell_fifo<std::uint32_t, B> fifo;
+        fifo.start(upper.data(), kept);
+        std::deque<std::uint32_t> expected;
+        std::size_t next = 0, mismatches = 0, most_waiting = 0, written_early = 0;
+        bool storage_bounded = true;
+        const int phases[][2] = {{-1, 100000}, {70, 20000}, {30, 40000}, {100, 5000}, {0, 200000}};
+        for (const auto& phase : phases)
+            for (int step = 0; step < phase[1]; ++step) {
+                const bool push = phase[0] < 0 ? expected.size() < 500 : int(rng() % 100) < phase[0];
+                if (push && next < cells) {
+                    const std::uint32_t c = order[next++];
+                    const T sign = rng() % 2 == 0 ? T(1) : T(-1);
+                    const T special[] = {T(0), -T(0), std::numeric_limits<T>::denorm_min() * sign,
+                                         std::numeric_limits<T>::max() * sign};
+                    const T u = rng() % 8 == 0 ? special[rng() % 4]
+                                                : T(std::ldexp(double(rng() % 2000000) - 1e6, -int(rng() % 40)));
+                    std::memcpy(&pushed_bits[c], &u, sizeof u);
+                    fifo.push(c, u);
+                    expected.push_back(c);
+                } else if (!push && !expected.empty()) {
+                    std::size_t c = 0;
+                    const T u = fifo.template pop<T>(c);
+                    B b;
+                    std::memcpy(&b, &u, sizeof b);
+                    mismatches += c != expected.front() || b != pushed_bits[c] ? 1u : 0u;
+                    taken[c] = 1;
+                    expected.pop_front();
+                }
+                mismatches += fifo.empty() != expected.empty() ? 1u : 0u;
+                most_waiting = std::max(most_waiting, expected.size());
+                storage_bounded = storage_bounded &&
+                                  fifo.storage_bytes() <= 2 * sizeof(B) * (2 * (kept + most_waiting) + 64);
+            }
+        // Before the last write: only cells taken hold a U, and that U is theirs.
+        for (std::size_t c = 0; c < cells; ++c) {
+            if (bits_at(c) == untouched) continue;
+            mismatches += taken[c] == 0 || bits_at(c) != pushed_bits[c] ? 1u : 0u;
+            ++written_early;
+        }
+        fifo.write_taken();
+        std::size_t taken_count = 0;
+        for (std::size_t c = 0; c < cells; ++c) {
+            taken_count += taken[c];
+            mismatches += taken[c] ? bits_at(c) != pushed_bits[c] : bits_at(c) != untouched;
+        }
+        CHECK(mismatches == 0u);
+        CHECK(expected.empty());
+        CHECK(taken_count == next);
+        CHECK(next > 50 * kept);  // the phases went through many times `kept`
+        CHECK(written_early > 20 * kept);
+        CHECK(written_early < taken_count);
+        CHECK(storage_bounded);
+    };
+    check(0.0f);
+    check(0.0);
+}
+
 TEST_CASE("the working copy opens exactly the map's cells and names its first non-finite cell",
           "[drainage][fill]") {
     gorge::grid<float> map(67, 5, 2.0f);

@@ -35,15 +35,10 @@
 #endif
 
 // GORGE_PREFETCH(p): a hint to start loading the cache line at address p (no effect elsewhere).
-// GORGE_PREFETCH_L2(p): the same into the second-level cache only (on x86, PREFETCHT1), for a
-// line needed only after a while: it does not hold one of the first level's few outstanding
-// misses meanwhile.
 #if defined(__GNUC__) || defined(__clang__)
 #define GORGE_PREFETCH(p) __builtin_prefetch(p)
-#define GORGE_PREFETCH_L2(p) __builtin_prefetch(p, 0, 2)
 #else
 #define GORGE_PREFETCH(p) ((void)0)
-#define GORGE_PREFETCH_L2(p) ((void)0)
 #endif
 
 // GORGE_HUGE_PAGE_MAX_BYTES: the grid algorithms' blocks from 2 MiB up to this many bytes are

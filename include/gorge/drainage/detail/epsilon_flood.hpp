@@ -92,14 +92,15 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// of its Z and the U of the cell it was raised from, whose E is one step below its own: the
 /// highest input height on a path down E, the upper bound of the plain fill that the statistics
 /// start from. U holds Z before the flood, which is final on the cells that keep their height.
-/// A raised cell waits in the pit queue (a raised_cell_fifo then) with its U, which is written to
-/// U's array when the cell is taken, on a line prefetched into the second-level cache when the cell
-/// was queued: the flood does not wait for U's lines. (Written when the cell was raised, U's stores
-/// and the reads of the parent's U took 2.5-4 ms of a 23-33 ms fill of the 1024^2 drainage map on
-/// the EPYC VM, 4-6 ms on a Xeon: benchmarks/README.md, "The statistics' U written from the pit
-/// queue".) A raised cell that waits in the priority queue does so as index + cells (no ring cell
-/// waits there: the ring holds -infinity), its U written at once; a cell taken from there by its
-/// plain index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.
+/// A raised cell waits in the pit queue (a raised_cell_fifo then) with its U, and stays there once
+/// taken: the queue writes the U of the cells taken to U's array in one pass, when the flood ends
+/// (or when a million are waiting to be written), so that the flood's loop neither waits for U's
+/// lines nor shares the caches with them. (Written as the cells were taken, on lines prefetched
+/// when they were queued, U cost the 1024^2 drainage map's fill 2.0-2.5 ms more on a Xeon and 1.4-
+/// 3.4 ms more on a Zen 4 VM: benchmarks/README.md, "The statistics' U written after the flood".)
+/// A raised cell that waits in the priority queue does so as index + cells (no ring cell waits
+/// there: the ring holds -infinity), its U written at once; a cell taken from there by its plain
+/// index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.
 /// Step: epsilon_step, or plain_step for the plain fill's surface (the same argument with max(Z,
 /// E(c)) for max(Z, succ(E(c))): a cell raised to a neighbour's value waits in the pit queue).
 template <class I, class T, bool Upper, class Step = epsilon_step<T>>
@@ -157,21 +158,22 @@ private:
     static constexpr bool spans = !Upper && std::is_same<Step, plain_step<T>>::value;
 
     /// run's loop with Upper (see the class comment): a cell from the pit queue brings its U,
-    /// written to U's array now; a cell from the priority queue as index + cells is a raised
-    /// one, whose U is read, else its U is its E, the key.
+    /// which the queue writes to U's array later; a cell from the priority queue as index + cells
+    /// is a raised one, whose U is read, else its U is its E, the key.
     bool run_with_upper() {
+        raised_.start(u_);
         for (;;) {
             std::size_t c;
             T e, upper;
             if (!raised_.empty()) {
                 upper = raised_.template pop<T>(c);
-                u_[c] = upper;  // its line prefetched when c was queued
-                e = z_[c];      // written moments ago: in cache
+                e = z_[c];  // written moments ago: in cache
             } else {
-                raised_.clear();  // start over at the front of its storage
                 I i;
-                if (!open_.pop_live(i, [this](std::size_t j) { return work_.has_open_neighbour(j < cells_ ? j : j - cells_); }))
+                if (!open_.pop_live(i, [this](std::size_t j) { return work_.has_open_neighbour(j < cells_ ? j : j - cells_); })) {
+                    raised_.write_taken();
                     return true;  // both queues are empty
+                }
                 e = from_ordered_bits(open_.last_key());  // z[c] would be a cache miss
                 c = i;
                 upper = e;
@@ -265,8 +267,7 @@ private:
         }
         if (ks <= bound) {
             if constexpr (Upper) {
-                GORGE_PREFETCH_L2(u_ + n);  // written when n is taken
-                raised_.push(n, upper);
+                raised_.push(n, upper);  // its U written after the flood
             } else {
                 pit_.push(static_cast<I>(n));
                 if constexpr (spans) pit_.push(static_cast<I>(n));  // a span of one cell
