@@ -16,9 +16,16 @@
 namespace gorge {
 namespace detail {
 
+/// Grows a first-in, first-out queue's storage: doubles it, from 64 entries.
+template <class Storage>
+void grow_fifo_storage(Storage& storage) {
+    constexpr std::size_t first_size = 64;
+    storage.resize(std::max(first_size, 2 * storage.size()));
+}
+
 /// Makes room for `room` more entries past the tail of a first-in, first-out queue's `storage`,
 /// whose entries [head, tail) wait: when at least half of it lies before the head, the waiting
-/// entries move to the front; when that is not enough, the storage doubles (from 64 entries).
+/// entries move to the front; when that is not enough, the storage grows (grow_fifo_storage).
 template <class Storage>
 GORGE_COLD_NOINLINE void make_fifo_room(Storage& storage, std::size_t& head, std::size_t& tail, std::size_t room) {
     if (2 * head >= storage.size()) {
@@ -28,8 +35,7 @@ GORGE_COLD_NOINLINE void make_fifo_room(Storage& storage, std::size_t& head, std
         head = 0;
         if (tail + room <= storage.size()) return;
     }
-    constexpr std::size_t first_size = 64;
-    storage.resize(std::max(first_size, 2 * storage.size()));
+    grow_fifo_storage(storage);
 }
 
 /// First-in, first-out queue of cell indices: the traces' queue and the pit queues. Appending the

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../config.hpp"
+#include "cell_fifo.hpp"
 
 namespace gorge {
 namespace detail {
@@ -84,8 +85,7 @@ private:
     /// Room for one more cell: U written when enough cells were taken, else more storage.
     GORGE_COLD_NOINLINE void make_room() {
         if (head_ >= kept_) write_taken();
-        constexpr std::size_t first_size = 64;
-        if (tail_ == cells_.size()) cells_.resize(cells_.size() < first_size ? first_size : 2 * cells_.size());
+        if (tail_ == cells_.size()) grow_fifo_storage(cells_);
     }
 
     std::vector<entry> cells_;
