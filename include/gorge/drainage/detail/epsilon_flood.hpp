@@ -96,8 +96,8 @@ void for_each_ring_cell(const padded_heights<T>& work, F&& f) {
 /// taken: the queue writes the U of the cells taken to U's array in one pass, when the flood ends
 /// (or when a million are waiting to be written), so that the flood's loop neither waits for U's
 /// lines nor shares the caches with them. (Written as the cells were taken, on lines prefetched
-/// when they were queued, U cost the 1024^2 drainage map's fill 2.0-2.5 ms more on a Xeon and 1.4-
-/// 3.4 ms more on a Zen 4 VM: benchmarks/README.md, "The statistics' U written after the flood".)
+/// when they were queued, U cost the 1024^2 drainage map's fill 1.8-2.9 ms more on a Xeon and 0.9-
+/// 4.6 ms more on a Zen 4 VM: benchmarks/README.md, "The statistics' U written after the flood".)
 /// A raised cell that waits in the priority queue does so as index + cells (no ring cell waits
 /// there: the ring holds -infinity), its U written at once; a cell taken from there by its plain
 /// index kept its height (traced, or an outlet): its U is its Z, its E, which the key holds.

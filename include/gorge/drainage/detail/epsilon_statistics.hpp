@@ -33,9 +33,9 @@
 // its path in another tile.) On the 1024^2 drainage map this took about 2 ms off the statistics'
 // 4.5 ms on the Intel VM where it was first measured. The flood keeps a raised cell's U with it
 // in the pit queue, and the queue writes the U of the cells taken in one pass after the flood
-// (detail/epsilon_flood.hpp); the statistics then cost that map's fill about 2.5-3.5 ms on a
-// Xeon and 1-2.5 ms on a Zen 4 VM, of 27-55 ms (benchmarks/README.md, "The statistics' U written
-// after the flood").
+// (detail/epsilon_flood.hpp); the statistics then cost that map's fill 2.4-3.8 ms on a Xeon and
+// 1.2-2.5 ms on a Zen 4 VM, of fills of 27-75 ms (benchmarks/README.md, "The statistics' U
+// written after the flood").
 //
 // Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
 // leaves its band is marked and finished on one thread afterwards; the search runs on one
