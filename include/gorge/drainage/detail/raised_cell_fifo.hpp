@@ -1,8 +1,8 @@
 // gorge/drainage/detail/raised_cell_fifo.hpp — the pit queue of the epsilon flood that also finds
 // the statistics' U (epsilon_flood with Upper): each raised cell waits with its U, so that the
 // flood reads no U from the array of U when it takes the cell, and the cells taken stay in the
-// queue with their U until it is written to the array, in one sequential pass: the flood writes
-// no U itself. Not a public header.
+// queue with their U until the queue writes it to the array, in one pass after the flood: the
+// flood's loop writes no U itself. Not a public header.
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -42,8 +42,6 @@ public:
     /// Empties it, without writing any U.
     void clear() { head_ = tail_ = 0; }
     bool empty() const { return head_ == tail_; }
-    /// Cells taken whose U is not written yet.
-    std::size_t taken() const { return head_; }
     /// Appends cell c with U `upper`.
     template <class T>
     void push(std::size_t c, T upper) {
@@ -69,7 +67,7 @@ public:
         auto* const u = static_cast<unsigned char*>(upper_);
         for (std::size_t k = 0; k < head_; ++k)
             std::memcpy(u + static_cast<std::size_t>(cells_[k].cell) * sizeof(B), &cells_[k].upper, sizeof(B));
-        std::memmove(cells_.data(), cells_.data() + head_, (tail_ - head_) * sizeof(entry));
+        if (tail_ != head_) std::memmove(cells_.data(), cells_.data() + head_, (tail_ - head_) * sizeof(entry));
         tail_ -= head_;
         head_ = 0;
     }
