@@ -33,8 +33,8 @@
 // its path in another tile.) On the 1024^2 drainage map this took about 2 ms off the statistics'
 // 4.5 ms on the Intel VM where it was first measured. The flood keeps a raised cell's U with it
 // in the pit queue, and the queue writes the U of the cells taken in one pass after the flood
-// (detail/epsilon_flood.hpp); the statistics then cost that map's fill 2.4-3.8 ms on a Xeon and
-// 1.2-2.5 ms on a Zen 4 VM, of fills of 27-75 ms (benchmarks/README.md, "The statistics' U
+// (detail/epsilon_flood.hpp); the statistics then cost that map's fill 2.0-2.7 ms on a Xeon and
+// 1.2-2.5 ms on a Zen 4 VM, of fills of 27-57 ms (benchmarks/README.md, "The statistics' U
 // written after the flood").
 //
 // Threads (fill_options::threads): steps 1, 2 and 3 go by bands of rows. A walk of step 2 that
