@@ -1246,12 +1246,12 @@ TEST_CASE("cell_fifo: first in, first out through growth and compaction; a mask'
 }
 
 TEST_CASE("raised_cell_fifo: first in, first out, each cell's U written once it was taken", "[drainage][fill]") {
-    // Distinct cells with random U bits (-0 and subnormals included) pushed and popped against a
-    // std::deque, through phases that grow the queue, drain it and hold it steady. U's array must
-    // receive exactly the U of the cells taken, bit for bit, and nothing else: some of them while
-    // the queue runs (it writes when its storage is full and `kept` cells were taken), every one
-    // after the last write_taken(); its storage stays within about twice `kept` plus the cells
-    // waiting.
+    // Distinct cells with random finite U (±0, ±denorm_min and ±max among them) pushed and popped
+    // against a std::deque, through phases that grow the queue, drain it and hold it steady. U's
+    // array must receive exactly the U of the cells taken, bit for bit, and nothing else: some of
+    // them while the queue runs (it writes when its storage is full and `kept` cells were taken),
+    // every one after the last write_taken(); its storage stays within about twice `kept` plus the
+    // cells waiting.
     auto check = [](auto zero) {
         using T = decltype(zero);
         using B = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
