@@ -37,7 +37,7 @@ public:
         static_assert(sizeof(T) == sizeof(B), "U kept as its bits");
         upper_ = upper;
         kept_ = kept;
-        head_ = tail_ = 0;
+        clear();
     }
     /// Empties it, without writing any U.
     void clear() { head_ = tail_ = 0; }
