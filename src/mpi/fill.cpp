@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "gorge/drainage/d8.hpp"
+#include "gorge/drainage/detail/bucket_arena.hpp"
+#include "gorge/drainage/detail/radix_heap.hpp"
 #include "gorge/drainage/depression_fill.hpp"
 #include "gorge/grid/no_data.hpp"
 #include "mpi_internal.hpp"
@@ -129,8 +131,17 @@ void keep_spanning_edges(local_fill<T>& t) {
     t.edges = std::move(kept);
 }
 
-template <class T>
-void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
+/// Cells of tile r padded by one cell on each side.
+inline std::uint64_t padded_cells(const tile_rect& r) {
+    return (static_cast<std::uint64_t>(r.width) + 2) * (static_cast<std::uint64_t>(r.height) + 2);
+}
+
+/// The Priority-Flood of flood_tile with cell indices of type I (wide enough for the padded tile).
+/// Its queues are its own, freed when it returns. (Kept on the thread from tile to tile, as
+/// detail/flood_queues.hpp keeps a whole-map fill's, they would keep every bucket's largest size
+/// over all the rank's tiles: 23 MiB of peak growth instead of 10 on the out-of-core test.)
+template <class I, class T>
+void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
     const tile_rect& r = t.rect;
     const std::ptrdiff_t w = r.width, h = r.height;
     t.pitch = w + 2;
@@ -153,8 +164,8 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     for (int k = 0; k < d8_neighbours; ++k) off[k] = detail::d8_offset(k, t.pitch);
 
     using key_t = decltype(detail::ordered_bits(T()));
-    detail::radix_heap<key_t, std::size_t> open;
-    detail::cell_fifo<std::size_t> pit;
+    detail::radix_heap<key_t, I> open;
+    detail::cell_fifo<I> pit;
     // Seeds in raster order: the tile's perimeter and the cells next to a no-data cell. Outlets
     // of the whole map (map edge, next to no-data) are "outside"; the other perimeter cells each
     // start their own label, 1 + their perimeter number.
@@ -175,7 +186,7 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
             }
             if (!outlet && !on_perimeter) continue;
             t.label[i] = outlet ? outside_label : static_cast<label_t>(1 + perimeter_index(x, y, w, h));
-            open.push(detail::ordered_bits(t.z[i]), i);
+            open.push(detail::ordered_bits(t.z[i]), static_cast<I>(i));
         }
     }
     // Spill graph: lowest passing height per label pair.
@@ -212,9 +223,9 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
             lab[n] = lc;
             if (z[n] <= zc) {
                 z[n] = zc;
-                pit.push(n);
+                pit.push(static_cast<I>(n));
             } else {
-                open.push(detail::ordered_bits(z[n]), n);
+                open.push(detail::ordered_bits(z[n]), static_cast<I>(n));
             }
         }
     }
@@ -241,6 +252,18 @@ void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional
     }
 }
 
+/// Floods tile t from its perimeter (and its cells next to no-data), labelling watersheds and,
+/// when want_edges, recording the spill graph (step 1 of the header comment). Tiles whose padded
+/// cells fit in 32 bits (all but those of more than 4 G cells) queue 32-bit indices: half the
+/// queue storage of 64-bit ones.
+template <class T>
+void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
+    if (padded_cells(t.rect) <= std::numeric_limits<std::uint32_t>::max())
+        flood_tile_indexed<std::uint32_t>(t, layout, no_data, want_edges);
+    else
+        flood_tile_indexed<std::size_t>(t, layout, no_data, want_edges);
+}
+
 /// Kind of a perimeter cell in the root's graph.
 enum node_kind : std::uint8_t {
     own_label = 0,   // starts its own watershed (a node of the spill graph)
@@ -252,6 +275,16 @@ enum node_kind : std::uint8_t {
 /// base[t] .. base[t + 1] - 1, in perimeter order). The gathered messages hold at least 8 bytes
 /// per perimeter cell and stay below 2^31 bytes, so 32 bits number them.
 using node_t = std::uint32_t;
+
+/// Bytes of tile r's perimeter message at most, as tiled_fill_options::memory_cap counts it
+/// (fill.hpp): its header (tile number, edge count), every perimeter cell's label and height, and
+/// at most one spill edge per perimeter cell (keep_spanning_edges).
+template <class T>
+std::uint64_t message_bytes_bound(const tile_rect& r) {
+    const std::uint64_t perimeter = perimeter_count(r.width, r.height);
+    return sizeof(std::int32_t) + sizeof(std::uint64_t) + perimeter * (sizeof(label_t) + sizeof(T)) +
+           perimeter * (2 * sizeof(label_t) + sizeof(T));
+}
 
 /// Bytes the root's spill graph takes, as tiled_fill_options::memory_cap counts it (fill.hpp).
 template <class T>
@@ -529,31 +562,31 @@ void check_arguments(MPI_Comm comm, const tile_layout& layout, const tile_reader
     if (!write) throw std::invalid_argument(std::string(who) + ": invalid write (empty function)");
 }
 
-/// Bytes per padded cell of a tile that a fill's memory cap counts (fill.hpp,
-/// tiled_fill_options::memory_cap): `work` for the one tile being worked on, `kept` for every
-/// tile a rank keeps (0: none kept).
-struct tile_memory {
-    std::uint64_t work = 0;
-    std::uint64_t kept = 0;
-};
-
-/// The memory cap's check of tiles (fill.hpp): the largest tile's working set alone, and with it
-/// all the tiles a rank keeps, plus per_tile(r) bytes for every tile r of the rank whatever the
-/// retention. Every rank checks every rank's tiles, so that all throw
-/// (std::invalid_argument) together. Returns this rank's kept bytes (0 without a cap).
-template <class PerTile>
-std::uint64_t check_tile_memory(const tile_layout& layout, int rank, int size, std::size_t memory_cap, tile_memory per_cell,
-                                PerTile&& per_tile) {
+/// The memory cap's check of tiles (fill.hpp, tiled_fill_options::memory_cap): the largest
+/// working set of one tile, work(r) bytes, alone, and with it everything a rank keeps for all its
+/// tiles whatever the one being worked on: kept_per_cell bytes per padded cell (0 when the rank
+/// keeps no tiles) and per_tile(r) bytes for every tile r of the rank. A rank's tiles are its
+/// tile_owner share, or with dynamic dealing (which may give one rank every tile) all tiles.
+/// Every rank checks every rank's tiles, so that all throw (std::invalid_argument) together.
+/// Returns the bytes of this rank's kept tiles, per_tile not included (0 without a cap).
+template <class Work, class PerTile>
+std::uint64_t check_tile_memory(const tile_layout& layout, int rank, int size, std::size_t memory_cap, bool dynamic,
+                                Work&& work, std::uint64_t kept_per_cell, PerTile&& per_tile) {
     if (memory_cap == 0) return 0;
     const int count = layout.tile_count();
-    std::uint64_t largest = 0;
+    std::uint64_t largest = 0, all_tiles = 0, tiles_of_rank = 0;
     std::vector<std::uint64_t> kept_of(static_cast<std::size_t>(size), 0);
     for (int t = 0; t < count; ++t) {
         const tile_rect r = layout.tile(t);
-        const std::uint64_t padded = static_cast<std::uint64_t>(r.width + 2) * static_cast<std::uint64_t>(r.height + 2);
-        largest = std::max<std::uint64_t>(largest, padded * per_cell.work);
-        kept_of[static_cast<std::size_t>(tile_owner(t, size))] += padded * per_cell.kept + per_tile(r);
+        largest = std::max<std::uint64_t>(largest, work(r));
+        const std::uint64_t tile = padded_cells(r) * kept_per_cell;
+        const std::uint64_t kept = tile + per_tile(r);
+        const int owner = tile_owner(t, size);
+        kept_of[static_cast<std::size_t>(owner)] += kept;
+        all_tiles += kept;
+        if (owner == rank) tiles_of_rank += tile;
     }
+    if (dynamic) std::fill(kept_of.begin(), kept_of.end(), all_tiles);
     const auto worst = std::max_element(kept_of.begin(), kept_of.end());
     const std::uint64_t cap = memory_cap;
     if (largest > cap)
@@ -563,10 +596,11 @@ std::uint64_t check_tile_memory(const tile_layout& layout, int rank, int size, s
                                     ": use smaller tiles)");
     if (*worst + largest > cap)
         throw std::invalid_argument("gorge::mpi::tiled_fill_options: invalid memory_cap (" + std::to_string(cap) +
-                                    " bytes; keeping the tiles of rank " + std::to_string(worst - kept_of.begin()) +
-                                    " needs " + std::to_string(*worst + largest) +
-                                    ": use tile_retention::recompute, more ranks or a larger cap)");
-    return kept_of[static_cast<std::size_t>(rank)];
+                                    " bytes; rank " + std::to_string(worst - kept_of.begin()) + " needs " +
+                                    std::to_string(*worst + largest) + " for a tile with what it keeps of all its tiles" +
+                                    (kept_per_cell != 0 ? ": use tile_retention::recompute, more ranks or a larger cap)"
+                                                        : ": use more ranks or a larger cap)"));
+    return tiles_of_rank;
 }
 
 /// The dynamic dealer (tile_dealing::dynamic): a tile counter in a one-int window on the root,
@@ -624,11 +658,12 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     const bool dynamic = options.dealing == tile_dealing::dynamic;
     std::vector<int> mine = dynamic ? std::vector<int>() : owned_tiles(rank, size, count);
 
-    // Memory cap: the largest tile's working set, and the kept tiles (fill.hpp).
+    // Memory cap: the largest tile's working set, the messages and the kept tiles (fill.hpp).
     const bool keep = options.retention == tile_retention::keep;
-    const tile_memory per_cell{tiled_fill_bytes_per_cell<T>, keep ? 3 * sizeof(T) + 4 : 0};
-    const std::uint64_t kept_bytes =
-        check_tile_memory(layout, rank, size, options.memory_cap, per_cell, [](const tile_rect&) { return std::uint64_t(0); });
+    const std::uint64_t kept_bytes = check_tile_memory(
+        layout, rank, size, options.memory_cap, dynamic,
+        [](const tile_rect& r) { return tiled_fill_tile_bytes<T>(r.width, r.height); }, keep ? 3 * sizeof(T) + 4 : 0,
+        message_bytes_bound<T>);
     auto notify = [&](fill_event e, int t) {
         if (options.progress) options.progress(e, t);
     };
@@ -720,7 +755,8 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
                                         perimeter_cells * (sizeof(label_t) + sizeof(T));
             const std::uint64_t message = total + message_bytes;  // the others' and the root's own
             const std::uint64_t edges = message > fixed ? (message - fixed) / (2 * sizeof(label_t) + sizeof(T)) : 0;
-            const std::uint64_t need = graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) + kept_bytes;
+            const std::uint64_t need =
+                graph_bytes<T>(perimeter_cells, edges, static_cast<std::uint64_t>(count)) + message + kept_bytes;
             if (need > options.memory_cap)
                 fail.record(-1, "memory_cap of " + std::to_string(options.memory_cap) + " bytes exceeded: the spill graph of " +
                                     std::to_string(perimeter_cells) + " perimeter cells and " + std::to_string(edges) +
@@ -868,8 +904,9 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     const std::vector<int> mine = owned_tiles(rank, size, count);
     stats.tiles = static_cast<int>(mine.size());
     const bool keep = options.retention == tile_retention::keep;
-    check_tile_memory(layout, rank, size, options.memory_cap,
-                      tile_memory{tiled_epsilon_fill_bytes_per_cell<T>, keep ? 2 * sizeof(T) : 0},
+    check_tile_memory(layout, rank, size, options.memory_cap, false,
+                      [](const tile_rect& r) { return padded_cells(r) * tiled_epsilon_fill_bytes_per_cell<T>; },
+                      keep ? 2 * sizeof(T) : 0,
                       [](const tile_rect& r) { return static_cast<std::uint64_t>(3 * sizeof(T) * ring_count(r.width, r.height)); });
     auto notify = [&](fill_event e, int t) {
         if (options.progress) options.progress(e, t);
@@ -1065,6 +1102,21 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
 }
 
 }  // namespace
+
+template <class T>
+std::uint64_t tiled_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height) {
+    if (width < 1 || height < 1)
+        throw std::invalid_argument("gorge::mpi::tiled_fill_tile_bytes: invalid width or height (" + std::to_string(width) +
+                                    " x " + std::to_string(height) + "; both must be >= 1)");
+    const std::uint64_t padded = (static_cast<std::uint64_t>(width) + 2) * (static_cast<std::uint64_t>(height) + 2);
+    using key_t = decltype(detail::ordered_bits(T()));
+    const std::uint64_t entry = padded <= std::numeric_limits<std::uint32_t>::max()
+                                    ? sizeof(typename detail::radix_heap<key_t, std::uint32_t>::entry)
+                                    : sizeof(typename detail::radix_heap<key_t, std::size_t>::entry);
+    return padded * tiled_fill_bytes_per_cell<T> + detail::bucket_arena::chunk_bytes_for(2 * entry * padded);
+}
+template std::uint64_t tiled_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
+template std::uint64_t tiled_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
 
 tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
                                         const tile_writer<float>& write, const tiled_fill_options<float>& options) {

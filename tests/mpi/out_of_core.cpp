@@ -8,11 +8,14 @@
 // and the whole map is built for the comparison only after the measurement.
 //
 // Sizes: 4096 x 4096 float cells (64 MiB) in 8 x 8 tiles of 512 x 512, cap 16 MiB, tile_retention::
-// recompute. One tile's working set is at most 514^2 x 36 bytes = 9.1 MiB by the cap's count
-// (about 5.7 MiB measured); the root's spill graph, O(tiles x perimeter x watershed meetings),
-// here 64 tiles x 2044 perimeter cells at about 70-100 bytes each, 9-13 MiB by the cap's count;
-// they are not needed at once. Measured peak growth: about 12.5 MiB (202 MiB with
-// tile_retention::keep and no cap).
+// recompute. By the cap's count (fill.hpp, tiled_fill_options::memory_cap), one tile's working set
+// is 11.1 MiB (grids 5.0 MiB, queues 6.1 MiB: tiled_fill_tile_bytes) and the messages of all 64
+// tiles, which grow while the tiles are filled, at most 2.5 MiB besides; the root's spill graph
+// and the messages it is read from (64 tiles x 2044 perimeter cells, at most about 95 bytes each)
+// at most 12 MiB, after the tiles are done. Measured peak growth: 10-12 MiB (202 MiB with
+// tile_retention::keep and no cap). Before the tile floods queued 32-bit cell indices it was
+// 12-16 MiB, and once 16 MiB plus a page: the queues' chunks of 2 and 4 MiB were taken afresh for
+// every tile, on transparent huge pages where the kernel had them.
 #include <mpi.h>
 
 #if __has_include(<catch2/catch_session.hpp>)

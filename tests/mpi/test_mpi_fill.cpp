@@ -741,7 +741,7 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
     gorge::fill_options<float> single;
     single.no_data = -9999.0f;
     gorge::fill_depressions(expected, single);
-    const std::size_t tile_bytes = static_cast<std::size_t>((tile + 2) * (tile + 2)) * gm::tiled_fill_bytes_per_cell<float>;
+    const std::size_t tile_bytes = static_cast<std::size_t>(gm::tiled_fill_tile_bytes<float>(tile, tile));
     auto message_of = [&](const gm::tiled_fill_options<float>& options, bool& invalid) {
         invalid = false;
         try {
@@ -774,10 +774,12 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
         CHECK(m.find("recompute") != std::string::npos);
     }
     SECTION("a spill graph beyond the cap at the root") {
-        // 256 tiles of 20 perimeter cells: the graph needs far more than one tile of 6 x 6.
-        gm::tile_layout small{side, side, 6, 6};  // 256 tiles of 20 perimeter cells
+        // 256 tiles of 20 perimeter cells. A rank's tile check passes on any rank count: one tile
+        // of 6 x 6 and the messages of all 256 tiles (at most 12 bytes and 20 a perimeter cell
+        // each, fill.hpp) fit. The root's graph does not: 46 bytes a perimeter cell alone.
+        gm::tile_layout small{side, side, 6, 6};
         options.retention = gm::tile_retention::recompute;
-        options.memory_cap = static_cast<std::size_t>(8 * 8) * gm::tiled_fill_bytes_per_cell<float>;
+        options.memory_cap = static_cast<std::size_t>(gm::tiled_fill_tile_bytes<float>(6, 6)) + 256 * (12 + 20 * 20);
         std::string m;
         try {
             gm::fill_depressions_tiled(
@@ -793,6 +795,32 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
         CHECK(m.find("memory_cap") != std::string::npos);
         CHECK(m.find("spill graph") != std::string::npos);
         CHECK(m.find("larger tiles") != std::string::npos);
+    }
+    SECTION("a tile and the perimeter messages beyond the cap") {
+        // Dynamic dealing may give one rank all 16 tiles, so every rank counts all their messages
+        // (at most 12 bytes and 20 a perimeter cell each, fill.hpp; 92 perimeter cells a tile),
+        // on any rank count.
+        const std::size_t messages = 16 * (12 + 20 * 92);
+        options.retention = gm::tile_retention::recompute;
+        options.dealing = gm::tile_dealing::dynamic;
+        options.memory_cap = tile_bytes + messages - 1;
+        const std::string m = message_of(options, invalid);
+        CHECK(invalid);
+        CHECK(m.find("memory_cap") != std::string::npos);
+        CHECK(m.find("more ranks") != std::string::npos);
+        CHECK(m.find(std::to_string(tile_bytes + messages)) != std::string::npos);  // what it needs
+    }
+    SECTION("a tile's working set as the cap counts it, by hand") {
+        // Grids: 4 sizeof(T) + 4 bytes a padded cell. Queues: two entries a padded cell (8 bytes
+        // for float, 16 for double), rounded up to chunks of 64 KiB, 2 MiB, 4 MiB, 4 MiB, ...
+        const std::uint64_t kib = 1024, mib = 1024 * kib;
+        CHECK(gm::tiled_fill_tile_bytes<float>(6, 6) == 64 * 20 + 64 * kib);
+        CHECK(gm::tiled_fill_tile_bytes<double>(6, 6) == 64 * 36 + 64 * kib);
+        CHECK(gm::tiled_fill_tile_bytes<float>(510, 510) == 512 * 512 * 20 + 64 * kib + 2 * mib + 4 * mib);  // queues 4 MiB
+        CHECK(gm::tiled_fill_tile_bytes<float>(330, 330) == 332 * 332 * 20 + 64 * kib + 2 * mib);  // 1.68 MiB
+        CHECK(gm::tiled_fill_tile_bytes<double>(1022, 1022) == 1024 * 1024 * 36 + 64 * kib + 2 * mib + 8 * 4 * mib);
+        CHECK_THROWS_AS(gm::tiled_fill_tile_bytes<float>(0, 5), std::invalid_argument);
+        CHECK_THROWS_AS(gm::tiled_fill_tile_bytes<double>(5, -1), std::invalid_argument);
     }
     SECTION("a cap that holds: the same result") {
         options.retention = gm::tile_retention::recompute;

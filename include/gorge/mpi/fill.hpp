@@ -159,11 +159,25 @@ enum class fill_event : std::uint8_t {
     outputs_staged,  ///< file variant only: every rank staged all its outputs, renaming follows; tile -1
 };
 
-/// Working memory of a tiled fill, as the memory cap counts it (bytes per cell of a tile, T =
-/// float or double): the cells as read, the tile as given to the reader, the padded heights and
-/// labels, the output tile and the two flood queues (at most one 16-byte entry per cell).
+/// Working memory of a tiled fill's grids, as the memory cap counts it (bytes per cell of a tile
+/// padded by one cell on each side, T = float or double): the cells as read, the tile as given to
+/// the reader, the padded heights and labels, and the output tile. The flood queues come on top
+/// (tiled_fill_tile_bytes).
 template <class T>
-constexpr std::size_t tiled_fill_bytes_per_cell = 4 * sizeof(T) + 4 + 16;
+constexpr std::size_t tiled_fill_bytes_per_cell = 4 * sizeof(T) + 4;
+
+/// Working memory of a tiled fill for one w x h tile, as the memory cap counts it (bytes; T =
+/// float or double; std::invalid_argument unless w, h >= 1): tiled_fill_bytes_per_cell<T> per
+/// padded cell, and the flood queues: room for two queue entries per padded cell (every cell
+/// enters a queue once; the queues' vectors grow by doubling; an entry is a cell's height bits and
+/// its 32-bit index, 8 bytes for float and 16 for double, or a 64-bit index past 2^32 - 1 padded
+/// cells), rounded up to the queue's storage chunks (64 KiB, 2 MiB, then 4 MiB each, which may be
+/// resident as wholes on transparent huge pages). A 512^2 float tile: 5.03 MiB of grids and
+/// 6.06 MiB of queues.
+template <class T>
+std::uint64_t tiled_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height);
+extern template std::uint64_t tiled_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
+extern template std::uint64_t tiled_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
 
 /// Working memory of a tiled epsilon fill, as the memory cap counts it (bytes per cell of a tile,
 /// T = float or double): the cells as read, the surface, least_epsilon_surface's padded copy, its
@@ -186,23 +200,27 @@ struct tiled_fill_options {
     tile_dealing dealing = tile_dealing::fixed;
     /// Largest working memory one rank may use, in bytes; 0 (default) = no cap. When set:
     ///  - before any communication, every rank checks that its largest tile's working set
-    ///    (tiled_fill_bytes_per_cell<T> per cell of the tile padded by one cell on each side)
-    ///    fits, and with tile_retention::keep that all its kept tiles ((3 sizeof(T) + 4) bytes per
-    ///    padded cell each) fit besides: std::invalid_argument naming memory_cap otherwise
-    ///    ("use smaller tiles", "use tile_retention::recompute");
+    ///    (tiled_fill_tile_bytes<T>) fits together with the perimeter messages of all its tiles
+    ///    (every tile with tile_dealing::dynamic, which may deal them all to one rank), which grow
+    ///    while it fills them (per tile at most 12 bytes, and 3 sizeof(label) + 2 sizeof(T) = 20
+    ///    bytes (float) per perimeter cell: its label and height, and at most one spill edge), and
+    ///    with tile_retention::keep all its kept tiles ((3 sizeof(T) + 4) bytes per padded cell
+    ///    each) besides: std::invalid_argument naming memory_cap otherwise ("use smaller tiles",
+    ///    "use tile_retention::recompute", "use more ranks");
     ///  - the epsilon fill checks the same with tiled_epsilon_fill_bytes_per_cell<T> per padded
     ///    cell for the working set, 2 sizeof(T) per padded cell for a kept tile, and, kept with
     ///    either retention, 3 sizeof(T) per ring cell of every tile (its ring, its perimeter and
     ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph,
     ///    so the next check is the plain fill's only;
     ///  - the root checks the spill graph (6 sizeof(T) + 22 bytes per perimeter cell of every
-    ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus its kept
-    ///    tiles once the ranks announce their message sizes, before it receives them: job_error
+    ///    tile, 3 sizeof(T) + 16 bytes per edge inside tiles, 40 bytes per tile) plus the messages
+    ///    it reads the graph from (the other ranks' as announced, and its own) plus its kept
+    ///    tiles, once the ranks announce their message sizes, before it receives them: job_error
     ///    naming memory_cap otherwise ("use larger tiles"). Edges inside a tile are the spanning
-    ///    forest's (step 2 above): fewer than one per perimeter cell, so the graph takes at most
-    ///    about 75 bytes per perimeter cell (float): for square tiles of side s, at most about
-    ///    300 / s bytes per map cell. With recompute the tiles' and the graph's memory are not
-    ///    needed at once.
+    ///    forest's (step 2 above): fewer than one per perimeter cell, so the graph and its
+    ///    messages take at most about 95 bytes per perimeter cell (float): for square tiles of side
+    ///    s, at most about 380 / s bytes per map cell. With recompute the tiles' and the graph's
+    ///    memory are not needed at once.
     /// What is counted is gorge's own working memory; MPI's buffers, the caller's reader and
     /// writer and the program itself come on top. Range: 0 or >= 1.
     std::size_t memory_cap = 0;

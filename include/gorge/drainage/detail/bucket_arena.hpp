@@ -77,6 +77,17 @@ public:
     }
     /// Bytes of storage the arena holds: its chunks and its large blocks in use.
     std::size_t storage_bytes() const { return chunk_bytes_ + large_bytes_; }
+    /// Bytes of the chunks an arena takes to hold `bytes` bytes of blocks, taken in order (the
+    /// chunks' sizes from the first on, added until they reach `bytes`): what a memory budget
+    /// counts for a queue of that size, since a chunk on huge pages may be resident as a whole.
+    static std::size_t chunk_bytes_for(std::size_t bytes) {
+        std::size_t total = first_chunk, next = huge_chunk;
+        while (total < bytes) {
+            total += next;
+            next = largest_chunk;
+        }
+        return total;
+    }
 
 private:
     static constexpr int smallest_class = 4;  // 16-byte blocks: room for the free list's link, aligned for any entry

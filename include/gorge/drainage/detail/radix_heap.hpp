@@ -44,6 +44,13 @@ namespace detail {
 template <class K, class I>
 class radix_heap {
 public:
+    /// A queued cell and its key: the queue's storage holds one per queued cell, in vectors that
+    /// grow by doubling.
+    struct entry {
+        K key;
+        I cell;
+    };
+
     radix_heap() : equal_(bucket_allocator<entry>(arena_.get())) {
         for (level_buckets& lb : levels_)
             for (bucket_vector& b : lb.bucket) b = bucket_vector(bucket_allocator<entry>(arena_.get()));
@@ -118,10 +125,6 @@ private:
     static constexpr int levels = key_bits / digit_bits;
     static constexpr std::size_t mask_words = digit_values / 64;
     static_assert(key_bits % digit_bits == 0 && levels <= 32, "whole digits, one level bit each");
-    struct entry {
-        K key;
-        I cell;
-    };
     using bucket_vector = std::vector<entry, bucket_allocator<entry>>;
     struct level_buckets {
         bucket_vector bucket[digit_values];
