@@ -902,6 +902,61 @@ TEST_CASE("radix heap: clear() empties it, keeps its storage, and takes keys bel
     CHECK(heap.empty());
 }
 
+TEST_CASE("radix heap: clear_storage() gives the buckets' storage back; the next queue takes the same chunks",
+          "[drainage][fill]") {
+    // Two "floods" whose keys spread over different buckets: kept with clear(), the buckets of
+    // both stay allocated and the storage grows; with clear_storage() the second takes no more
+    // chunks than the larger of the two alone, and the order of cells is unchanged.
+    auto flood = [](gorge::detail::radix_heap<std::uint32_t, std::uint32_t>& heap, std::uint32_t base, std::uint32_t step,
+                    std::vector<std::uint32_t>& popped) {
+        for (std::uint32_t i = 0; i < 60000; ++i) heap.push(base + (i * step) % 250000u, i);
+        popped.clear();
+        while (!heap.empty()) popped.push_back(heap.pop());
+    };
+    std::vector<std::uint32_t> a, b, b_fresh;
+    gorge::detail::radix_heap<std::uint32_t, std::uint32_t> reused, fresh;
+    flood(reused, 0x10000000u, 7919u, a);
+    const std::size_t first = reused.storage_bytes();
+    reused.clear_storage();
+    CHECK(reused.empty());
+    CHECK(reused.storage_bytes() == first);  // the chunks stay, for the next flood
+    flood(reused, 0x7f000000u, 104729u, b);
+    flood(fresh, 0x7f000000u, 104729u, b_fresh);
+    CHECK(b == b_fresh);
+    CHECK(reused.storage_bytes() == std::max(first, fresh.storage_bytes()));
+    gorge::detail::radix_heap<std::uint32_t, std::uint32_t> kept;
+    std::vector<std::uint32_t> ignored;
+    flood(kept, 0x10000000u, 7919u, ignored);
+    kept.clear();
+    flood(kept, 0x7f000000u, 104729u, ignored);
+    CHECK(kept.storage_bytes() > reused.storage_bytes());  // what clear_storage() saves
+}
+
+TEST_CASE("bucket arena: reuse() carves from the first chunk again; chunk_bytes_for follows the chunk sizes",
+          "[drainage][fill]") {
+    using gorge::detail::bucket_arena;
+    const std::size_t kib = 1024, mib = 1024 * kib;
+    CHECK(bucket_arena::chunk_bytes_for(1) == 64 * kib);
+    CHECK(bucket_arena::chunk_bytes_for(64 * kib) == 64 * kib);
+    CHECK(bucket_arena::chunk_bytes_for(64 * kib + 1) == 64 * kib + 2 * mib);
+    CHECK(bucket_arena::chunk_bytes_for(64 * kib + 2 * mib + 1) == 64 * kib + 6 * mib);
+    CHECK(bucket_arena::chunk_bytes_for(20 * mib) == 64 * kib + 2 * mib + 20 * mib);
+    bucket_arena arena;
+    std::vector<void*> first;
+    for (int i = 0; i < 40; ++i) first.push_back(arena.allocate(60 * kib));  // 64 KiB blocks: 1 + 32 + 7 in three chunks
+    const std::size_t held = arena.storage_bytes();
+    CHECK(held == bucket_arena::chunk_bytes_for(40 * 64 * kib));
+    CHECK(held == 64 * kib + 6 * mib);
+    arena.reuse();
+    std::vector<void*> again;
+    for (int i = 0; i < 40; ++i) again.push_back(arena.allocate(60 * kib));
+    CHECK(again == first);  // the same blocks, in the same order
+    CHECK(arena.storage_bytes() == held);
+    arena.reuse();
+    for (int i = 0; i < 120; ++i) arena.allocate(64 * kib);  // 97 fit in the chunks made: one more
+    CHECK(arena.storage_bytes() == held + 4 * mib);
+}
+
 TEST_CASE("bucket arena: disjoint aligned blocks, freed ones reused by size, chunks counted", "[drainage][fill]") {
     gorge::detail::bucket_arena arena;
     CHECK(arena.storage_bytes() == 0u);

@@ -136,12 +136,35 @@ inline std::uint64_t padded_cells(const tile_rect& r) {
     return (static_cast<std::uint64_t>(r.width) + 2) * (static_cast<std::uint64_t>(r.height) + 2);
 }
 
+/// A rank's tile floods' queues, kept from tile to tile: each flood first gives all their storage
+/// back (radix_heap::clear_storage), so every tile's queue takes the same chunks again and their
+/// pages stay the same. (Kept as they are, as detail/flood_queues.hpp keeps a whole-map fill's,
+/// the buckets would keep their largest sizes over all tiles: 23 MiB of peak growth on the
+/// out-of-core test; made afresh for every tile, the C library's heap gives the chunks new
+/// places: 10-15 MiB.)
+template <class T>
+struct tile_flood_queues {
+    using key_t = decltype(detail::ordered_bits(T()));
+    /// The queues of cell indices of type I.
+    template <class I>
+    struct of_index {
+        detail::radix_heap<key_t, I> open;
+        detail::cell_fifo<I> pit;
+    };
+    std::unique_ptr<of_index<std::uint32_t>> narrow;  // tiles of fewer than 2^32 padded cells
+    std::unique_ptr<of_index<std::size_t>> wide;      // larger tiles
+
+    /// Frees them (made again by the next flood).
+    void release() {
+        narrow.reset();
+        wide.reset();
+    }
+};
+
 /// The Priority-Flood of flood_tile with cell indices of type I (wide enough for the padded tile).
-/// Its queues are its own, freed when it returns. (Kept on the thread from tile to tile, as
-/// detail/flood_queues.hpp keeps a whole-map fill's, they would keep every bucket's largest size
-/// over all the rank's tiles: 23 MiB of peak growth instead of 10 on the out-of-core test.)
 template <class I, class T>
-void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
+void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges,
+                        typename tile_flood_queues<T>::template of_index<I>& queues) {
     const tile_rect& r = t.rect;
     const std::ptrdiff_t w = r.width, h = r.height;
     t.pitch = w + 2;
@@ -163,9 +186,10 @@ void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::
     std::ptrdiff_t off[d8_neighbours];
     for (int k = 0; k < d8_neighbours; ++k) off[k] = detail::d8_offset(k, t.pitch);
 
-    using key_t = decltype(detail::ordered_bits(T()));
-    detail::radix_heap<key_t, I> open;
-    detail::cell_fifo<I> pit;
+    detail::radix_heap<typename tile_flood_queues<T>::key_t, I>& open = queues.open;
+    detail::cell_fifo<I>& pit = queues.pit;
+    open.clear_storage();
+    pit.clear();
     // Seeds in raster order: the tile's perimeter and the cells next to a no-data cell. Outlets
     // of the whole map (map edge, next to no-data) are "outside"; the other perimeter cells each
     // start their own label, 1 + their perimeter number.
@@ -257,11 +281,15 @@ void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::
 /// cells fit in 32 bits (all but those of more than 4 G cells) queue 32-bit indices: half the
 /// queue storage of 64-bit ones.
 template <class T>
-void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges) {
-    if (padded_cells(t.rect) <= std::numeric_limits<std::uint32_t>::max())
-        flood_tile_indexed<std::uint32_t>(t, layout, no_data, want_edges);
-    else
-        flood_tile_indexed<std::size_t>(t, layout, no_data, want_edges);
+void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges,
+                tile_flood_queues<T>& queues) {
+    if (padded_cells(t.rect) <= std::numeric_limits<std::uint32_t>::max()) {
+        if (!queues.narrow) queues.narrow = std::make_unique<typename tile_flood_queues<T>::template of_index<std::uint32_t>>();
+        flood_tile_indexed<std::uint32_t>(t, layout, no_data, want_edges, *queues.narrow);
+    } else {
+        if (!queues.wide) queues.wide = std::make_unique<typename tile_flood_queues<T>::template of_index<std::size_t>>();
+        flood_tile_indexed<std::size_t>(t, layout, no_data, want_edges, *queues.wide);
+    }
 }
 
 /// Kind of a perimeter cell in the root's graph.
@@ -668,11 +696,12 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
         if (options.progress) options.progress(e, t);
     };
 
+    tile_flood_queues<T> queues;
     auto load_and_flood = [&](int t, local_fill<T>& lf, bool want_edges) {
         lf.rect = layout.tile(t);
         lf.original = grid<T>(lf.rect.width, lf.rect.height);
         read(lf.rect, lf.original.view());
-        flood_tile(lf, layout, options.no_data, want_edges);
+        flood_tile(lf, layout, options.no_data, want_edges, queues);
     };
 
     // Step 1: local fills; perimeters and spill graphs packed for the root.
@@ -724,6 +753,7 @@ tiled_fill_stats run_tiled_fill(MPI_Comm comm, const tile_layout& layout, const 
     } catch (const std::exception& e) {
         fail.record(current, e.what());
     }
+    queues.release();  // not needed again before step 4, and the root's graph comes first
     if (counter) counter->close();
     stats.tiles = static_cast<int>(mine.size());
     agree(comm, fail, layout);
@@ -905,7 +935,7 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     stats.tiles = static_cast<int>(mine.size());
     const bool keep = options.retention == tile_retention::keep;
     check_tile_memory(layout, rank, size, options.memory_cap, false,
-                      [](const tile_rect& r) { return padded_cells(r) * tiled_epsilon_fill_bytes_per_cell<T>; },
+                      [](const tile_rect& r) { return tiled_epsilon_fill_tile_bytes<T>(r.width, r.height); },
                       keep ? 2 * sizeof(T) : 0,
                       [](const tile_rect& r) { return static_cast<std::uint64_t>(3 * sizeof(T) * ring_count(r.width, r.height)); });
     auto notify = [&](fill_event e, int t) {
@@ -962,6 +992,9 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
             const grid_view<const T> zi = inside(z, r.width, r.height);
             const grid_view<T> ei = inside(e, r.width, r.height);
             detail::least_epsilon_surface<T>(zi, et.ring.data(), ei, solve_options, who);
+            // Under a memory cap, the flood's queues go with the solve: kept on the thread for the
+            // next tile, they would keep every bucket's largest size over all tiles.
+            if (options.memory_cap != 0) release_fill_memory();
             if (options.no_data)
                 for (std::ptrdiff_t y = 0; y < r.height; ++y)
                     for (std::ptrdiff_t x = 0; x < r.width; ++x)
@@ -1103,20 +1136,46 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
 
 }  // namespace
 
+namespace {
+
+/// Cells of a w x h tile padded by one cell on each side; std::invalid_argument naming `who`
+/// unless w, h >= 1.
+std::uint64_t padded_tile_cells(std::ptrdiff_t width, std::ptrdiff_t height, const char* who) {
+    if (width < 1 || height < 1)
+        throw std::invalid_argument(std::string(who) + ": invalid width or height (" + std::to_string(width) + " x " +
+                                    std::to_string(height) + "; both must be >= 1)");
+    return (static_cast<std::uint64_t>(width) + 2) * (static_cast<std::uint64_t>(height) + 2);
+}
+
+/// A tile flood's queues as the memory cap counts them (fill.hpp, tiled_fill_tile_bytes): room for
+/// two entries per padded cell, of 32-bit cell indices up to `narrow_cells` padded cells (64-bit
+/// past them), rounded up to the queue's storage chunks.
+template <class T>
+std::uint64_t queue_bytes(std::uint64_t padded, std::uint64_t narrow_cells) {
+    using key_t = decltype(detail::ordered_bits(T()));
+    const std::uint64_t entry = padded <= narrow_cells ? sizeof(typename detail::radix_heap<key_t, std::uint32_t>::entry)
+                                                       : sizeof(typename detail::radix_heap<key_t, std::size_t>::entry);
+    return detail::bucket_arena::chunk_bytes_for(2 * entry * padded);
+}
+
+}  // namespace
+
 template <class T>
 std::uint64_t tiled_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height) {
-    if (width < 1 || height < 1)
-        throw std::invalid_argument("gorge::mpi::tiled_fill_tile_bytes: invalid width or height (" + std::to_string(width) +
-                                    " x " + std::to_string(height) + "; both must be >= 1)");
-    const std::uint64_t padded = (static_cast<std::uint64_t>(width) + 2) * (static_cast<std::uint64_t>(height) + 2);
-    using key_t = decltype(detail::ordered_bits(T()));
-    const std::uint64_t entry = padded <= std::numeric_limits<std::uint32_t>::max()
-                                    ? sizeof(typename detail::radix_heap<key_t, std::uint32_t>::entry)
-                                    : sizeof(typename detail::radix_heap<key_t, std::size_t>::entry);
-    return padded * tiled_fill_bytes_per_cell<T> + detail::bucket_arena::chunk_bytes_for(2 * entry * padded);
+    const std::uint64_t padded = padded_tile_cells(width, height, "gorge::mpi::tiled_fill_tile_bytes");
+    return padded * tiled_fill_bytes_per_cell<T> + queue_bytes<T>(padded, std::numeric_limits<std::uint32_t>::max());
+}
+template <class T>
+std::uint64_t tiled_epsilon_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height) {
+    const std::uint64_t padded = padded_tile_cells(width, height, "gorge::mpi::tiled_epsilon_fill_tile_bytes");
+    // The epsilon flood's indices reach twice the padded size (detail::flood_epsilon).
+    return padded * tiled_epsilon_fill_bytes_per_cell<T> +
+           queue_bytes<T>(padded, std::numeric_limits<std::uint32_t>::max() / 2);
 }
 template std::uint64_t tiled_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
 template std::uint64_t tiled_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
+template std::uint64_t tiled_epsilon_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
+template std::uint64_t tiled_epsilon_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
 
 tiled_fill_stats fill_depressions_tiled(MPI_Comm comm, const tile_layout& layout, const tile_reader<float>& read,
                                         const tile_writer<float>& write, const tiled_fill_options<float>& options) {

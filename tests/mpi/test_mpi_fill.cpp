@@ -821,6 +821,11 @@ TEST_CASE("tiled fill: memory cap", "[mpi]") {
         CHECK(gm::tiled_fill_tile_bytes<double>(1022, 1022) == 1024 * 1024 * 36 + 64 * kib + 2 * mib + 8 * 4 * mib);
         CHECK_THROWS_AS(gm::tiled_fill_tile_bytes<float>(0, 5), std::invalid_argument);
         CHECK_THROWS_AS(gm::tiled_fill_tile_bytes<double>(5, -1), std::invalid_argument);
+        // The epsilon fill's grids: 3 sizeof(T) + 2 bytes a padded cell; its queues likewise.
+        CHECK(gm::tiled_epsilon_fill_tile_bytes<float>(6, 6) == 64 * 14 + 64 * kib);
+        CHECK(gm::tiled_epsilon_fill_tile_bytes<float>(510, 510) == 512 * 512 * 14 + 64 * kib + 2 * mib + 4 * mib);
+        CHECK(gm::tiled_epsilon_fill_tile_bytes<double>(1022, 1022) == 1024 * 1024 * 26 + 64 * kib + 2 * mib + 8 * 4 * mib);
+        CHECK_THROWS_AS(gm::tiled_epsilon_fill_tile_bytes<float>(3, 0), std::invalid_argument);
     }
     SECTION("a cap that holds: the same result") {
         options.retention = gm::tile_retention::recompute;
@@ -1032,7 +1037,7 @@ TEST_CASE("tiled epsilon fill: progress events, failures and memory cap as the p
     }
     SECTION("a tile larger than the cap") {
         options.retention = gm::tile_retention::recompute;
-        options.memory_cap = static_cast<std::size_t>(8 * 7) * gm::tiled_epsilon_fill_bytes_per_cell<float> - 1;
+        options.memory_cap = static_cast<std::size_t>(gm::tiled_epsilon_fill_tile_bytes<float>(6, 5)) - 1;
         std::string message;
         try {
             gm::fill_depressions_epsilon_tiled(MPI_COMM_WORLD, layout, read, write, options);

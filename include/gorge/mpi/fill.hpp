@@ -179,11 +179,22 @@ std::uint64_t tiled_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height)
 extern template std::uint64_t tiled_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
 extern template std::uint64_t tiled_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
 
-/// Working memory of a tiled epsilon fill, as the memory cap counts it (bytes per cell of a tile,
-/// T = float or double): the cells as read, the surface, least_epsilon_surface's padded copy, its
-/// no-data flags and visited bits (2 bytes), and its queues (at most one 16-byte entry per cell).
+/// Working memory of a tiled epsilon fill's grids, as the memory cap counts it (bytes per cell of
+/// a tile padded by one cell on each side, T = float or double): the cells as read, the surface,
+/// least_epsilon_surface's padded copy, and its no-data flags and visited bits (2 bytes). The
+/// flood queues come on top (tiled_epsilon_fill_tile_bytes).
 template <class T>
-constexpr std::size_t tiled_epsilon_fill_bytes_per_cell = 3 * sizeof(T) + 2 + 16;
+constexpr std::size_t tiled_epsilon_fill_bytes_per_cell = 3 * sizeof(T) + 2;
+
+/// Working memory of a tiled epsilon fill for one w x h tile, as the memory cap counts it (bytes;
+/// T = float or double; std::invalid_argument unless w, h >= 1): tiled_epsilon_fill_bytes_per_cell<T>
+/// per padded cell and the flood queues as tiled_fill_tile_bytes counts them (32-bit indices up to
+/// 2^31 - 1 padded cells). With a memory cap, each solve's queues are freed when it ends, instead of
+/// being kept on the thread for the next (gorge::release_fill_memory).
+template <class T>
+std::uint64_t tiled_epsilon_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height);
+extern template std::uint64_t tiled_epsilon_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
+extern template std::uint64_t tiled_epsilon_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);
 
 /// Options of the tiled fills.
 template <class T>
@@ -207,8 +218,8 @@ struct tiled_fill_options {
     ///    with tile_retention::keep all its kept tiles ((3 sizeof(T) + 4) bytes per padded cell
     ///    each) besides: std::invalid_argument naming memory_cap otherwise ("use smaller tiles",
     ///    "use tile_retention::recompute", "use more ranks");
-    ///  - the epsilon fill checks the same with tiled_epsilon_fill_bytes_per_cell<T> per padded
-    ///    cell for the working set, 2 sizeof(T) per padded cell for a kept tile, and, kept with
+    ///  - the epsilon fill checks the same with tiled_epsilon_fill_tile_bytes<T> for the working
+    ///    set, 2 sizeof(T) per padded cell for a kept tile, and, kept with
     ///    either retention, 3 sizeof(T) per ring cell of every tile (its ring, its perimeter and
     ///    the new perimeter; 2 (w + h) + 4 ring cells for a w x h tile). It has no spill graph,
     ///    so the next check is the plain fill's only;

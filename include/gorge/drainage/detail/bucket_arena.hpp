@@ -15,7 +15,8 @@
 // block waits in its size's free list for the next request of that size. Blocks above half the
 // largest chunk are taken from large_block_allocator directly and given back when freed. Chunks
 // are kept until the arena is destroyed: one arena per heap, whose buckets keep their capacity
-// from flood to flood anyway (detail/flood_queues.hpp).
+// from flood to flood anyway (detail/flood_queues.hpp), or give it all back at once for the next
+// flood to carve the same chunks again from their start (reuse(); gorge::mpi's tile floods).
 //
 // SPDX-License-Identifier: MPL-2.0
 #pragma once
@@ -75,6 +76,17 @@ public:
         }
         give(p, size_class(bytes));
     }
+    /// Takes back every block at once and carves the next ones from the start of its chunks again,
+    /// in the order they were made: floods one after another reuse the same memory, whatever sizes
+    /// their buckets reached. No block may be in use.
+    void reuse() noexcept {
+        GORGE_ASSERT(large_bytes_ == 0, "gorge: bucket_arena::reuse with a large block in use");
+        for (void*& head : free_) head = nullptr;
+        if (chunks_.empty()) return;
+        chunk_ = 0;
+        top_ = chunks_[0].first;
+        left_ = chunks_[0].second;
+    }
     /// Bytes of storage the arena holds: its chunks and its large blocks in use.
     std::size_t storage_bytes() const { return chunk_bytes_ + large_bytes_; }
     /// Bytes of the chunks an arena takes to hold `bytes` bytes of blocks, taken in order (the
@@ -118,11 +130,19 @@ private:
                 top_ += std::size_t(1) << k;
                 left_ -= std::size_t(1) << k;
             }
+        if (chunk_ + 1 < chunks_.size() && chunks_[chunk_ + 1].second >= size) {  // made before reuse()
+            ++chunk_;
+            top_ = chunks_[chunk_].first;
+            left_ = chunks_[chunk_].second;
+            return;
+        }
         std::size_t bytes = next_chunk_;
         while (bytes < size) bytes *= 2;
-        chunks_.reserve(chunks_.size() + 1);  // so that the push below cannot throw and lose the chunk
+        chunks_.reserve(chunks_.size() + 1);  // so that the insert below cannot throw and lose the chunk
         std::byte* const chunk = chunk_allocator().allocate(bytes);
-        chunks_.emplace_back(chunk, bytes);
+        // After the current chunk: a chunk made before reuse() too small for `size` comes next.
+        chunk_ = chunks_.empty() ? 0 : chunk_ + 1;
+        chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(chunk_), std::make_pair(chunk, bytes));
         chunk_bytes_ += bytes;
         top_ = chunk;
         left_ = bytes;
@@ -131,6 +151,7 @@ private:
     }
 
     std::vector<std::pair<std::byte*, std::size_t>> chunks_;
+    std::size_t chunk_ = 0;  // the chunk top_ carves from
     void* free_[classes] = {};
     std::byte* top_ = nullptr;  // the current chunk's room: left_ bytes from top_
     std::size_t left_ = 0;

@@ -82,6 +82,17 @@ public:
         last_ = 0;
         size_ = 0;
     }
+    /// Empties the queue like clear(), and gives every bucket's storage back to the arena, which
+    /// carves the next blocks from the start of its chunks again (bucket_arena::reuse): queues of
+    /// floods one after another then take the same memory, instead of each bucket keeping the
+    /// largest size it reached in any of them.
+    void clear_storage() {
+        clear();
+        bucket_vector(bucket_allocator<entry>(arena_.get())).swap(equal_);
+        for (level_buckets& lb : levels_)
+            for (bucket_vector& b : lb.bucket) bucket_vector(bucket_allocator<entry>(arena_.get())).swap(b);
+        arena_->reuse();
+    }
     /// Bytes of storage the buckets hold: their arena's, blocks not in use included.
     std::size_t storage_bytes() const { return arena_->storage_bytes(); }
     /// A lower bound of the smallest key in the queue (the largest key when it is empty), read from
