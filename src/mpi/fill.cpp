@@ -131,10 +131,14 @@ void keep_spanning_edges(local_fill<T>& t) {
     t.edges = std::move(kept);
 }
 
-/// Cells of tile r padded by one cell on each side.
-inline std::uint64_t padded_cells(const tile_rect& r) {
-    return (static_cast<std::uint64_t>(r.width) + 2) * (static_cast<std::uint64_t>(r.height) + 2);
+/// Cells of a w x h tile padded by one cell on each side.
+inline std::uint64_t padded_cells(std::ptrdiff_t width, std::ptrdiff_t height) {
+    return (static_cast<std::uint64_t>(width) + 2) * (static_cast<std::uint64_t>(height) + 2);
 }
+inline std::uint64_t padded_cells(const tile_rect& r) { return padded_cells(r.width, r.height); }
+
+/// Tiles of up to this many padded cells flood with 32-bit cell indices, larger ones with 64-bit.
+constexpr std::uint64_t narrow_tile_cells = std::numeric_limits<std::uint32_t>::max();
 
 /// A rank's tile floods' queues, kept from tile to tile: each flood first gives all their storage
 /// back (radix_heap::clear_storage), so every tile's queue takes the same chunks again and their
@@ -283,7 +287,7 @@ void flood_tile_indexed(local_fill<T>& t, const tile_layout& layout, const std::
 template <class T>
 void flood_tile(local_fill<T>& t, const tile_layout& layout, const std::optional<T>& no_data, bool want_edges,
                 tile_flood_queues<T>& queues) {
-    if (padded_cells(t.rect) <= std::numeric_limits<std::uint32_t>::max()) {
+    if (padded_cells(t.rect) <= narrow_tile_cells) {
         if (!queues.narrow) queues.narrow = std::make_unique<typename tile_flood_queues<T>::template of_index<std::uint32_t>>();
         flood_tile_indexed<std::uint32_t>(t, layout, no_data, want_edges, *queues.narrow);
     } else {
@@ -303,6 +307,26 @@ enum node_kind : std::uint8_t {
 /// base[t] .. base[t + 1] - 1, in perimeter order). The gathered messages hold at least 8 bytes
 /// per perimeter cell and stay below 2^31 bytes, so 32 bits number them.
 using node_t = std::uint32_t;
+
+/// Cells of a w x h tile padded by one cell on each side; std::invalid_argument naming `who`
+/// unless w, h >= 1.
+std::uint64_t padded_tile_cells(std::ptrdiff_t width, std::ptrdiff_t height, const char* who) {
+    if (width < 1 || height < 1)
+        throw std::invalid_argument(std::string(who) + ": invalid width or height (" + std::to_string(width) + " x " +
+                                    std::to_string(height) + "; both must be >= 1)");
+    return padded_cells(width, height);
+}
+
+/// A tile flood's queues as the memory cap counts them (fill.hpp, tiled_fill_tile_bytes): room for
+/// two entries per padded cell, of 32-bit cell indices up to `narrow_cells` padded cells (64-bit
+/// past them), rounded up to the queue's storage chunks.
+template <class T>
+std::uint64_t queue_bytes(std::uint64_t padded, std::uint64_t narrow_cells) {
+    using key_t = decltype(detail::ordered_bits(T()));
+    const std::uint64_t entry = padded <= narrow_cells ? sizeof(typename detail::radix_heap<key_t, std::uint32_t>::entry)
+                                                       : sizeof(typename detail::radix_heap<key_t, std::size_t>::entry);
+    return detail::bucket_arena::chunk_bytes_for(2 * entry * padded);
+}
 
 /// Bytes of tile r's perimeter message at most, as tiled_fill_options::memory_cap counts it
 /// (fill.hpp): its header (tile number, edge count), every perimeter cell's label and height, and
@@ -970,7 +994,7 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
     // new, else by lowering the kept surface from the lowered ring cells (detail::lower_epsilon_surface).
     auto solve = [&](epsilon_tile<T>& et, std::vector<T>& z, std::vector<T>& e) {
         const tile_rect& r = et.rect;
-        const std::size_t padded = static_cast<std::size_t>(r.width + 2) * static_cast<std::size_t>(r.height + 2);
+        const std::size_t padded = static_cast<std::size_t>(padded_cells(r));
         if (z.empty()) {
             z.assign(padded, unknown);
             const grid_view<T> zi = inside(z, r.width, r.height);
@@ -1136,41 +1160,15 @@ tiled_fill_stats run_tiled_epsilon(MPI_Comm comm, const tile_layout& layout, con
 
 }  // namespace
 
-namespace {
-
-/// Cells of a w x h tile padded by one cell on each side; std::invalid_argument naming `who`
-/// unless w, h >= 1.
-std::uint64_t padded_tile_cells(std::ptrdiff_t width, std::ptrdiff_t height, const char* who) {
-    if (width < 1 || height < 1)
-        throw std::invalid_argument(std::string(who) + ": invalid width or height (" + std::to_string(width) + " x " +
-                                    std::to_string(height) + "; both must be >= 1)");
-    return (static_cast<std::uint64_t>(width) + 2) * (static_cast<std::uint64_t>(height) + 2);
-}
-
-/// A tile flood's queues as the memory cap counts them (fill.hpp, tiled_fill_tile_bytes): room for
-/// two entries per padded cell, of 32-bit cell indices up to `narrow_cells` padded cells (64-bit
-/// past them), rounded up to the queue's storage chunks.
-template <class T>
-std::uint64_t queue_bytes(std::uint64_t padded, std::uint64_t narrow_cells) {
-    using key_t = decltype(detail::ordered_bits(T()));
-    const std::uint64_t entry = padded <= narrow_cells ? sizeof(typename detail::radix_heap<key_t, std::uint32_t>::entry)
-                                                       : sizeof(typename detail::radix_heap<key_t, std::size_t>::entry);
-    return detail::bucket_arena::chunk_bytes_for(2 * entry * padded);
-}
-
-}  // namespace
-
 template <class T>
 std::uint64_t tiled_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height) {
     const std::uint64_t padded = padded_tile_cells(width, height, "gorge::mpi::tiled_fill_tile_bytes");
-    return padded * tiled_fill_bytes_per_cell<T> + queue_bytes<T>(padded, std::numeric_limits<std::uint32_t>::max());
+    return padded * tiled_fill_bytes_per_cell<T> + queue_bytes<T>(padded, narrow_tile_cells);
 }
 template <class T>
 std::uint64_t tiled_epsilon_fill_tile_bytes(std::ptrdiff_t width, std::ptrdiff_t height) {
     const std::uint64_t padded = padded_tile_cells(width, height, "gorge::mpi::tiled_epsilon_fill_tile_bytes");
-    // The epsilon flood's indices reach twice the padded size (detail::flood_epsilon).
-    return padded * tiled_epsilon_fill_bytes_per_cell<T> +
-           queue_bytes<T>(padded, std::numeric_limits<std::uint32_t>::max() / 2);
+    return padded * tiled_epsilon_fill_bytes_per_cell<T> + queue_bytes<T>(padded, detail::epsilon_flood_narrow_cells);
 }
 template std::uint64_t tiled_fill_tile_bytes<float>(std::ptrdiff_t width, std::ptrdiff_t height);
 template std::uint64_t tiled_fill_tile_bytes<double>(std::ptrdiff_t width, std::ptrdiff_t height);

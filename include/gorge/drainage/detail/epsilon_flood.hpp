@@ -321,6 +321,11 @@ private:
     raised_cell_fifo<I, key>& raised_ = queues_->raised;  // the pit queue, with Upper
 };
 
+/// Padded maps of up to this many cells flood with 32-bit cell indices, larger ones with 64-bit:
+/// ring cells (and, with U, raised cells) wait in the priority queue as index + cells, so an
+/// index must hold twice the padded size.
+constexpr std::size_t epsilon_flood_narrow_cells = std::numeric_limits<std::uint32_t>::max() / 2;
+
 /// Runs epsilon_flood with cell indices of type I.
 template <class I, class T, class Step>
 bool flood_epsilon_with(padded_heights<T>& work, const fill_options<T>& options, fill_stats<T>& stats,
@@ -356,9 +361,7 @@ bool flood_epsilon(padded_heights<T>& work, const T* ring, const fill_options<T>
     // U starts as Z everywhere (-infinity on the ring and no-data cells, like E: never raised),
     // in one sequential copy: the flood then writes only the raised cells'.
     if (upper) std::copy(work.z.begin(), work.z.end(), upper);
-    // Ring cells (and, with upper, raised cells) wait in the priority queue as index + cells: I
-    // must hold twice the padded size.
-    if (work.z.size() <= std::numeric_limits<std::uint32_t>::max() / 2)
+    if (work.z.size() <= epsilon_flood_narrow_cells)
         return flood_epsilon_with<std::uint32_t, T, Step>(work, options, stats, who, upper);
     return flood_epsilon_with<std::size_t, T, Step>(work, options, stats, who, upper);
 }
