@@ -596,34 +596,51 @@ int run_small(unsigned threads) {
     return 0;
 }
 
+/// Tiled droplets on one map, round by round: the speed-up, the one-thread seconds and the
+/// THREADS-thread milliseconds.
+struct tiled_droplet_series {
+    series gain, one, many;
+    /// Times `count` droplets on `map` on one thread and on `threads` and records them; false
+    /// (with time_tiled_droplets' message) when the two maps differ.
+    bool measure(unsigned threads, const gorge::grid<float>& map, std::uint64_t count) {
+        double one_s = 0, many_s = 0;
+        if (!time_tiled_droplets(threads, one_s, many_s, map, count)) return false;
+        gain.values.push_back(one_s / many_s);
+        one.values.push_back(one_s);
+        many.values.push_back(many_s * 1e3);
+        return true;
+    }
+    /// "speed-up (one-thread s / THREADS-thread ms)" of the last round.
+    void print_last() const {
+        std::printf("%.2f (%.3f s / %.1f ms)", gain.values.back(), one.values.back(), many.values.back());
+    }
+};
+
 /// droplets mode: per round, the droplet shares (time_droplet_shares), 1 M tiled droplets on one
 /// thread and on `threads`, and 4 M tiled droplets on the 2048^2 map likewise: the tiled schedule
 /// next to droplet work balanced as it goes, and on a map whose workers' blocks are larger.
 int run_droplets(unsigned threads, int rounds) {
-    series shares_gain{"droplet shares: THREADS threads taking chunks over one", {}},
-        tiled_gain{"tiled droplets: speed-up on THREADS threads", {}}, tiled_one{"tiled droplets, one thread (s)", {}},
-        tiled_many{"tiled droplets, THREADS threads (ms)", {}},
-        large_gain{"tiled droplets 2048^2: speed-up on THREADS threads", {}},
-        large_one{"tiled droplets 2048^2, one thread (s)", {}},
-        large_many{"tiled droplets 2048^2, THREADS threads (ms)", {}};
+    series shares_gain{"droplet shares: THREADS threads taking chunks over one", {}};
+    tiled_droplet_series tiled{{"tiled droplets: speed-up on THREADS threads", {}},
+                               {"tiled droplets, one thread (s)", {}},
+                               {"tiled droplets, THREADS threads (ms)", {}}};
+    tiled_droplet_series large{{"tiled droplets 2048^2: speed-up on THREADS threads", {}},
+                               {"tiled droplets 2048^2, one thread (s)", {}},
+                               {"tiled droplets 2048^2, THREADS threads (ms)", {}}};
     gorge_bench::droplet_map();
     large_droplet_map();
     for (int r = 0; r < rounds; ++r) {
         shares_gain.values.push_back(time_droplet_shares(1) / time_droplet_shares(threads));
-        double one = 0, many = 0, large_1 = 0, large_n = 0;
-        if (!time_tiled_droplets(threads, one, many)) return 1;
-        if (!time_tiled_droplets(threads, large_1, large_n, large_droplet_map(), large_droplet_count)) return 1;
-        tiled_one.values.push_back(one);
-        tiled_many.values.push_back(many * 1e3);
-        tiled_gain.values.push_back(one / many);
-        large_one.values.push_back(large_1);
-        large_many.values.push_back(large_n * 1e3);
-        large_gain.values.push_back(large_1 / large_n);
-        std::printf("round %d: shares %.2f, tiled %.2f (%.3f s / %.1f ms), 2048^2 %.2f (%.3f s / %.1f ms)\n", r,
-                    shares_gain.values.back(), tiled_gain.values.back(), one, many * 1e3, large_gain.values.back(),
-                    large_1, large_n * 1e3);
+        if (!tiled.measure(threads, gorge_bench::droplet_map(), gorge_bench::droplet_count) ||
+            !large.measure(threads, large_droplet_map(), large_droplet_count))
+            return 1;
+        std::printf("round %d: shares %.2f, tiled ", r, shares_gain.values.back());
+        tiled.print_last();
+        std::printf(", 2048^2 ");
+        large.print_last();
+        std::printf("\n");
     }
-    for (const series* s : {&shares_gain, &tiled_gain, &tiled_one, &tiled_many, &large_gain, &large_one, &large_many})
+    for (const series* s : {&shares_gain, &tiled.gain, &tiled.one, &tiled.many, &large.gain, &large.one, &large.many})
         print_series(*s);
     return 0;
 }
